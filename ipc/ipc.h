@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ipc: acceld's wire framing.
+ *
+ * A frame is a 4-byte little-endian payload length followed by the payload,
+ * one packed protobuf message (acceld.Request or acceld.Response). File
+ * descriptors travel as SCM_RIGHTS ancillary data on the sendmsg() that
+ * carries a frame's first byte; the receiver queues them in arrival order
+ * and the frame's envelope says how many it consumes (Request.num_fds).
+ *
+ * The reader and writer are plain state machines over a socket fd: they work
+ * with a blocking fd (the client library) and a non-blocking one driven by
+ * uv_poll (the daemon). Nothing here logs or touches libuv.
+ *
+ * All functions return 0 / a count on success and a negative errno on
+ * failure; output parameters are written only on success. Not thread-safe:
+ * one reader and one writer per connection, used from one thread.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "service.pb-c.h"
+
+#define IPC_FRAME_LIMIT_DEFAULT (64u * 1024u * 1024u)
+#define IPC_FRAME_HEADER_SIZE 4u
+#define IPC_MAX_FDS_PER_FRAME 16u
+#define IPC_MAX_QUEUED_FDS 64u
+
+/* ---- reading ---- */
+
+typedef struct ipc_reader {
+        uint8_t *buf;        /* owned */
+        size_t cap;
+        size_t len;          /* bytes buffered */
+        size_t max_frame;    /* payload limit */
+        int fds[IPC_MAX_QUEUED_FDS];  /* received, not yet taken */
+        size_t n_fds;
+} ipc_reader_t;
+
+/* max_frame == 0 means IPC_FRAME_LIMIT_DEFAULT. Never fails. */
+void ipc_reader_init(ipc_reader_t *r, size_t max_frame);
+/* Frees the buffer and closes every queued fd. Safe on a zeroed reader. */
+void ipc_reader_done(ipc_reader_t *r);
+
+/*
+ * One recvmsg() on `fd` into the reader, queueing any received fds.
+ * Returns the number of bytes read (> 0), 0 on orderly EOF, -EAGAIN when a
+ * non-blocking fd has nothing, -EMSGSIZE when the buffered frame header
+ * announces a payload over the limit, -EPROTO when more fds arrive than can
+ * be queued (they are closed), or another -errno from recvmsg.
+ */
+ssize_t ipc_reader_recv(ipc_reader_t *r, int fd);
+
+/* Append bytes as if received (tests, and transports other than sockets). */
+int ipc_reader_feed(ipc_reader_t *r, const void *data, size_t len);
+
+/*
+ * If a whole frame is buffered, point *ret_payload and *ret_len at its payload
+ * and return 1; return 0 if more bytes are needed; -EMSGSIZE if the header
+ * announces a payload over the limit. The payload stays valid until
+ * ipc_reader_consume().
+ */
+int ipc_reader_next(ipc_reader_t *r, const uint8_t **ret_payload, size_t *ret_len);
+/* Drop the frame returned by the last ipc_reader_next(). */
+void ipc_reader_consume(ipc_reader_t *r);
+
+/* Move `n` queued fds (oldest first) to ret_fds; the caller owns them.
+ * -EPROTO if fewer than n are queued (nothing is taken). */
+int ipc_reader_take_fds(ipc_reader_t *r, int *ret_fds, size_t n);
+
+/* True while a partial frame is buffered (for "peer closed mid-frame"). */
+bool ipc_reader_has_partial(const ipc_reader_t *r);
+
+/* ---- writing ---- */
+
+typedef struct ipc_out ipc_out_t;  /* private: one queued frame */
+
+typedef struct ipc_writer {
+        ipc_out_t *head, *tail;
+        size_t queued_bytes;
+        size_t n_frames;
+} ipc_writer_t;
+
+void ipc_writer_init(ipc_writer_t *w);
+/* Frees every queued frame and closes fds not yet sent. */
+void ipc_writer_done(ipc_writer_t *w);
+
+/*
+ * Pack `msg` into a frame and queue it with `fds` (borrowed: dup'ed here, so
+ * the caller still owns its fds). -EMSGSIZE if the packed message exceeds
+ * `max_frame` (0 = default), -EINVAL for more than IPC_MAX_FDS_PER_FRAME fds.
+ */
+int ipc_writer_push(ipc_writer_t *w, const ProtobufCMessage *msg, const int *fds, size_t n_fds,
+                    size_t max_frame);
+
+/*
+ * Send as much as the socket takes. 0 when the queue is empty, -EAGAIN when
+ * a non-blocking socket is full (call again when writable), -EPIPE /
+ * -ECONNRESET etc. when the peer is gone. Uses MSG_NOSIGNAL.
+ */
+int ipc_writer_flush(ipc_writer_t *w, int fd);
+
+static inline bool ipc_writer_pending(const ipc_writer_t *w) {
+        return w->head != NULL;
+}
+
+/* ---- blocking helpers for clients and tests ---- */
+
+/* Queue + flush until sent on a blocking fd. */
+int ipc_send(int fd, const ProtobufCMessage *msg, const int *fds, size_t n_fds);
+
+/*
+ * Read until one whole frame is available and unpack it as `desc`
+ * (e.g. &acceld__response__descriptor). *ret_msg is freed with
+ * protobuf_c_message_free_unpacked(). Received fds stay queued in `r`.
+ * -ECONNRESET on EOF (mid-frame or not), -EBADMSG if it does not decode.
+ */
+int ipc_recv(int fd, ipc_reader_t *r, const ProtobufCMessageDescriptor *desc,
+             ProtobufCMessage **ret_msg);
+
+/* ---- status ---- */
+
+/* One table maps negative errnos to wire Status values:
+ * 0 -> NONE, -EINVAL -> INVALID_ARGUMENT, -ENOENT -> NOT_FOUND,
+ * -EACCES/-EPERM -> PERMISSION_DENIED, -ENOTSUP/-EOPNOTSUPP -> UNSUPPORTED,
+ * -ENODEV -> DEVICE_UNAVAILABLE, -EAGAIN/-EBUSY -> RESOURCE_EXHAUSTED_TRANSIENT,
+ * -ENOMEM/-ENOSPC/-EDQUOT -> RESOURCE_EXHAUSTED_PERSISTENT, -ETIME ->
+ * MISSED_DEADLINE_TRANSIENT, -ETIMEDOUT -> MISSED_DEADLINE_PERSISTENT,
+ * -ENOBUFS -> OUTPUT_INSUFFICIENT_SIZE, -EPROTO/-EBADMSG/-EMSGSIZE ->
+ * PROTOCOL_ERROR, anything else GENERAL_FAILURE. */
+Acceld__Status ipc_status_from_errno(int neg_errno);
+/* The reverse, for the client side (NONE -> 0). */
+int ipc_status_to_errno(Acceld__Status s);
+/* "NONE", "INVALID_ARGUMENT", ...; "UNKNOWN" for values not in the enum. */
+const char *ipc_status_to_string(Acceld__Status s);

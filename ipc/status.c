@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Placeholder, replaced by the ipc work. */
+#include "ipc.h"

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The .tflite reader: a verified, read-only view of a TFLite model
+ * (FlatBuffers schema version 3).
+ *
+ * rt_model_load_*() verifies the whole buffer before anything is read and
+ * then builds the arrays below. Constant tensor data, strings and operator
+ * io lists point into the mapping: nothing big is copied. The model owns the
+ * mapping (or borrows the caller's buffer, see rt_model_load_buffer()) and
+ * everything here lives until rt_model_free().
+ *
+ * A model is immutable after load and may be shared between threads and
+ * interpreters.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fbt.h"
+#include "kernel.h"
+
+/* DimensionType of SparsityParameters. */
+typedef enum rt_dim_format {
+        RT_DIM_DENSE = 0,
+        RT_DIM_SPARSE_CSR = 1,
+} rt_dim_format_t;
+
+typedef struct rt_sparse_index {
+        /* One of int32/uint16/uint8 vectors (schema union SparseIndexVector). */
+        const void *data;
+        uint32_t n;
+        uint8_t elem_size;  /* 4, 2 or 1; 0 when absent */
+} rt_sparse_index_t;
+
+typedef struct rt_dim_metadata {
+        rt_dim_format_t format;
+        int32_t dense_size;
+        rt_sparse_index_t array_segments;
+        rt_sparse_index_t array_indices;
+} rt_dim_metadata_t;
+
+struct rt_sparsity {
+        const int32_t *traversal_order;
+        uint32_t n_traversal_order;
+        const int32_t *block_map;
+        uint32_t n_block_map;
+        rt_dim_metadata_t *dim_metadata;  /* owned array */
+        uint32_t n_dim_metadata;
+};
+
+typedef struct rt_model_tensor {
+        rt_type_t type;
+        int32_t rank;
+        int32_t shape[RT_MAX_RANK];
+        bool has_shape_signature;
+        int32_t shape_signature[RT_MAX_RANK];  /* -1 = dynamic dimension */
+        uint32_t buffer;                       /* index into the model's buffers */
+        const void *data;                      /* constant data in the mapping, or NULL */
+        size_t data_bytes;
+        const char *name;                      /* "" if the file has none */
+        rt_quant_t quant;                      /* scale/zero_point owned by the model */
+        bool is_variable;
+        rt_sparsity_t *sparsity;               /* owned; NULL when dense */
+} rt_model_tensor_t;
+
+typedef struct rt_model_op {
+        int32_t builtin_code;      /* max(builtin_code, deprecated_builtin_code) */
+        int32_t version;
+        const char *custom_code;   /* custom ops only, else NULL */
+        const int32_t *inputs;     /* points into the mapping or an owned copy */
+        int32_t n_inputs;
+        const int32_t *outputs;
+        int32_t n_outputs;
+        const int32_t *intermediates;
+        int32_t n_intermediates;
+        uint8_t builtin_options_type;  /* BuiltinOptions union tag */
+        fbt_table_t builtin_options;
+        const uint8_t *custom_options;
+        size_t custom_options_size;
+} rt_model_op_t;
+
+typedef struct rt_model_subgraph {
+        const char *name;
+        rt_model_tensor_t *tensors;
+        int32_t n_tensors;
+        rt_model_op_t *ops;
+        int32_t n_ops;
+        const int32_t *inputs;
+        int32_t n_inputs;
+        const int32_t *outputs;
+        int32_t n_outputs;
+} rt_model_subgraph_t;
+
+typedef struct rt_signature_io {
+        const char *name;
+        int32_t tensor_index;
+} rt_signature_io_t;
+
+typedef struct rt_signature {
+        const char *key;
+        int32_t subgraph_index;
+        rt_signature_io_t *inputs;
+        int32_t n_inputs;
+        rt_signature_io_t *outputs;
+        int32_t n_outputs;
+} rt_signature_t;
+
+typedef struct rt_metadata {
+        const char *name;
+        uint32_t buffer;
+        const uint8_t *data;  /* the buffer's bytes, or NULL */
+        size_t size;
+} rt_metadata_t;
+
+typedef struct rt_model {
+        const uint8_t *buf;
+        size_t size;
+        uint32_t version;
+        const char *description;
+        rt_model_subgraph_t *subgraphs;
+        int32_t n_subgraphs;
+        uint32_t n_buffers;
+        rt_signature_t *signatures;
+        int32_t n_signatures;
+        rt_metadata_t *metadata;
+        int32_t n_metadata;
+        /* From the "min_runtime_version" metadata entry, or NULL. Owned. */
+        char *min_runtime_version;
+        /* From "reduced_precision_support" metadata: raw bytes, or NULL. */
+        const uint8_t *reduced_precision_support;
+        size_t reduced_precision_support_size;
+        /* private */
+        void *mapping;        /* munmap on free when non-NULL */
+        size_t mapping_size;
+        void *owned_buf;      /* free on free when non-NULL */
+} rt_model_t;
+
+/*
+ * Map `path` read-only and load it. On failure returns a negative errno
+ * (-EINVAL for a malformed model, -ENOENT etc. from open) and, if `err` is
+ * non-NULL, writes a NUL-terminated message of at most `err_size` bytes that
+ * names the fault ("tensor 12: buffer 99 out of range (57 buffers)").
+ */
+int rt_model_load_file(const char *path, rt_model_t **ret, char *err, size_t err_size);
+
+/* Map an already-open fd (the caller keeps its fd). Same contract. */
+int rt_model_load_fd(int fd, rt_model_t **ret, char *err, size_t err_size);
+
+/*
+ * Load from a caller's buffer. With copy == false the buffer is borrowed and
+ * must outlive the model (it must also stay 8-byte aligned for int64 data);
+ * with copy == true the model keeps its own copy.
+ */
+int rt_model_load_buffer(const void *buf, size_t size, bool copy, rt_model_t **ret, char *err,
+                         size_t err_size);
+
+/* NULL-safe; returns NULL. */
+rt_model_t *rt_model_free(rt_model_t *m);
+
+/* Verify a buffer without building anything (used by the fuzz target too).
+ * 0 or -EINVAL with a message. */
+int rt_model_verify(const uint8_t *buf, size_t size, char *err, size_t err_size);
+
+/* "CONV_2D", "TFLite_Detection_PostProcess" (custom name), "BUILTIN_123". */
+const char *rt_op_name(int32_t builtin_code);
+const char *rt_model_op_name(const rt_model_op_t *op);
