@@ -11,7 +11,8 @@
 
 int rt_kernels_register_conv(rt_resolver_t *r);        /* conv/, matmul, pooling */
 int rt_kernels_register_elementwise(rt_resolver_t *r); /* elementwise/ */
-int rt_kernels_register_shape(rt_resolver_t *r);       /* shape/: data movement, reductions */
+int rt_kernels_register_shape(rt_resolver_t *r);       /* shape/: data movement, resize */
 int rt_kernels_register_sequence(rt_resolver_t *r);    /* sequence/: RNNs, special ops */
+int rt_kernels_register_reduce(rt_resolver_t *r);      /* reduce/: reductions, softmax, norms */
 
 int rt_kernels_register_builtins(rt_resolver_t *r);
