@@ -7,6 +7,10 @@
  * 0 when absent. */
 
 fbt_table_t fbt_root(const uint8_t *buf, size_t size) {
+        /* FlatBuffers structures live in the first 2 GiB (uoffsets are
+         * 32-bit); clamping keeps every position representable in pos. */
+        if (size > 0x7fffffff)
+                size = 0x7fffffff;
         fbt_table_t t = { buf, size, 0 };
         if (!buf || size < 8)
                 return t;

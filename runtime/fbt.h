@@ -38,7 +38,8 @@ static inline uint32_t fbt__u32(const uint8_t *p) {
         return v;
 }
 
-/* The root table of a buffer (offset at byte 0), or an absent table. */
+/* The root table of a buffer (offset at byte 0), or an absent table. The
+ * table view covers at most the first 2 GiB of the buffer. */
 fbt_table_t fbt_root(const uint8_t *buf, size_t size);
 
 static inline bool fbt_present(fbt_table_t t) {

@@ -63,6 +63,9 @@ typedef struct rt_model_tensor {
         rt_quant_t quant;                      /* scale/zero_point owned by the model */
         bool is_variable;
         rt_sparsity_t *sparsity;               /* owned; NULL when dense */
+        /* Added: the file's has_rank flag (false for old files and for
+         * tensors of unknown rank, whose shape is []). */
+        bool has_rank;
 } rt_model_tensor_t;
 
 typedef struct rt_model_op {
@@ -79,6 +82,10 @@ typedef struct rt_model_op {
         fbt_table_t builtin_options;
         const uint8_t *custom_options;
         size_t custom_options_size;
+        /* Added: the BuiltinOptions2 union (StableHLO ops); 0 / absent for
+         * every classic builtin. */
+        uint8_t builtin_options_2_type;
+        fbt_table_t builtin_options_2;
 } rt_model_op_t;
 
 typedef struct rt_model_subgraph {
@@ -135,7 +142,36 @@ typedef struct rt_model {
         void *mapping;        /* munmap on free when non-NULL */
         size_t mapping_size;
         void *owned_buf;      /* free on free when non-NULL */
+        void **blobs;         /* aligned copies of misaligned constants */
+        size_t n_blobs;
 } rt_model_t;
+
+/*
+ * Largest byte size of one tensor (shape * element size) the reader accepts;
+ * larger shapes are rejected as malformed, which also rules out overflow in
+ * every later size computation.
+ */
+#define RT_MODEL_MAX_TENSOR_BYTES ((uint64_t) INT32_MAX)
+
+/* TFLite's BuiltinOperator numbers (schema.fbs), from ops.inc. */
+typedef enum rt_builtin_op {
+#define RT_OP(name, code, options) RT_BUILTIN_##name = code,
+#include "ops.inc"
+#undef RT_OP
+        _RT_BUILTIN_MAX,
+} rt_builtin_op_t;
+
+/* Tags of TFLite's BuiltinOptions union (schema.fbs), from options.inc.
+ * RT_OPTIONS_ANY is not a tag: rt_op_options_type() returns it for ops whose
+ * options are not checked (StableHLO ops, unknown codes). */
+typedef enum rt_options_type {
+        RT_OPTIONS_ANY = -1,
+        RT_OPTIONS_NONE = 0,
+#define RT_OPTIONS(tag, name, str) RT_OPTIONS_##name = tag,
+#include "options.inc"
+#undef RT_OPTIONS
+        _RT_OPTIONS_MAX,
+} rt_options_type_t;
 
 /*
  * Map `path` read-only and load it. On failure returns a negative errno
@@ -151,7 +187,15 @@ int rt_model_load_fd(int fd, rt_model_t **ret, char *err, size_t err_size);
 /*
  * Load from a caller's buffer. With copy == false the buffer is borrowed and
  * must outlive the model (it must also stay 8-byte aligned for int64 data);
- * with copy == true the model keeps its own copy.
+ * with copy == true the model keeps its own copy. A borrowed buffer that is
+ * not 8-byte aligned is copied as if copy were true, so that typed pointers
+ * into it (io lists, constant data) are always aligned.
+ *
+ * Names and strings (description, subgraph and tensor names, signature keys)
+ * are "" when the file has none, never NULL; custom_code is NULL for builtin
+ * ops. Constant data that is misaligned for its element type inside the file
+ * (legal, rare) is given an aligned private copy; everything else points into
+ * the model's bytes.
  */
 int rt_model_load_buffer(const void *buf, size_t size, bool copy, rt_model_t **ret, char *err,
                          size_t err_size);
@@ -163,6 +207,19 @@ rt_model_t *rt_model_free(rt_model_t *m);
  * 0 or -EINVAL with a message. */
 int rt_model_verify(const uint8_t *buf, size_t size, char *err, size_t err_size);
 
-/* "CONV_2D", "TFLite_Detection_PostProcess" (custom name), "BUILTIN_123". */
+/*
+ * rt_op_name(): "CONV_2D" for a known builtin code, else "BUILTIN_123" (that
+ * string lives in a thread-local buffer, valid until the next call from the
+ * same thread). rt_model_op_name(): the custom name for a custom op
+ * ("TFLite_Detection_PostProcess"), else rt_op_name(). Never NULL.
+ */
 const char *rt_op_name(int32_t builtin_code);
 const char *rt_model_op_name(const rt_model_op_t *op);
+
+/* The BuiltinOptions tag a builtin op carries: RT_OPTIONS_NONE for ops
+ * without options, RT_OPTIONS_ANY for codes that are not checked. */
+rt_options_type_t rt_op_options_type(int32_t builtin_code);
+
+/* "Conv2DOptions", "NONE" for 0, "BuiltinOptions_200" for unknown tags
+ * (thread-local buffer as for rt_op_name()). Never NULL. */
+const char *rt_options_type_name(int type);
