@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "executor.h"
+
+typedef enum phase {
+        PHASE_IDLE,
+        PHASE_PREPARE,
+        PHASE_INVOKE,
+} phase_t;
+
+typedef struct scratch {
+        int32_t node;    /* node index; -1 = free slot */
+        int32_t pos;     /* plan position */
+        size_t bytes;
+        size_t offset;   /* in the arena, when heap == NULL */
+        void *heap;      /* requested at invoke time (deferred nodes) */
+} scratch_t;
+
+struct rt_exec {
+        rt_graph_t graph;
+        rt_context_t ctx;
+        phase_t phase;
+        bool allocated;
+        int32_t cur_pos;       /* plan position of the running node, -1 outside */
+        bool *deferred;        /* per plan position */
+        uint8_t *arena;
+        size_t arena_bytes;    /* planned size */
+        size_t arena_cap;      /* allocated size */
+        scratch_t *scratch;
+        size_t n_scratch;
+        size_t cap_scratch;
+        bool profiling;
+        rt_exec_profile_t *profile;
+        size_t n_profile;
+        char kerr[512];        /* the kernel's last message */
+        char err[768];
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(rt_exec_t *e, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->err, sizeof(e->err), fmt, ap);
+        va_end(ap);
+        return 0;
+}
+
+const char *rt_exec_node_name(const rt_node_t *n) {
+        if (n->op == RT_OP_CUSTOM)
+                return n->custom_name ? n->custom_name : "CUSTOM";
+        if (n->reg && n->reg->name)
+                return n->reg->name;
+        return rt_op_name(n->op);
+}
+
+/* Report a failing hook with the node prefix and the kernel's sentence. */
+static int node_fail(rt_exec_t *e, const rt_node_t *n, const char *hook, int r) {
+        if (e->kerr[0])
+                fail(e, "node %d (%s): %s", n->index, rt_exec_node_name(n), e->kerr);
+        else
+                fail(e, "node %d (%s): %s failed: %s", n->index, rt_exec_node_name(n), hook,
+                     strerror(-r));
+        e->kerr[0] = 0;
+        return r < 0 ? r : -EINVAL;
+}
+
+static bool is_heap(const rt_tensor_meta_t *m) {
+        return m->dynamic || m->deferred;
+}
+
+/* ---- rt_context_t ---- */
+
+static int ctx_resize(rt_context_t *ctx, int32_t index, int32_t rank, const int32_t *dims) {
+        rt_exec_t *e = ctx->impl;
+        rt_graph_t *g = &e->graph;
+        if (index < 0 || index >= g->n_tensors || rank < 0 || rank > RT_MAX_RANK || (rank > 0 && !dims))
+                return -EINVAL;
+        for (int32_t i = 0; i < rank; i++)
+                if (dims[i] < 0)
+                        return -EINVAL;
+        rt_tensor_t *t = &g->tensors[index];
+        rt_tensor_meta_t *m = &g->meta[index];
+        if (t->alloc == RT_ALLOC_CONST) {
+                snprintf(e->kerr, sizeof(e->kerr), "cannot resize constant tensor %d '%s'", index,
+                         t->name);
+                return -EINVAL;
+        }
+        rt_tensor_t next = *t;
+        next.rank = rank;
+        if (rank > 0)
+                memcpy(next.dims, dims, sizeof(int32_t) * (size_t) rank);
+        bool overflow = false;
+        size_t bytes = rt_graph_tensor_bytes(&next, &overflow);
+        if (overflow) {
+                snprintf(e->kerr, sizeof(e->kerr), "tensor %d '%s': size overflows", index, t->name);
+                return -EINVAL;
+        }
+        if (e->phase == PHASE_INVOKE && t->type != RT_TYPE_STRING) {
+                if (is_heap(m) && !t->is_variable) {
+                        if (bytes > m->heap_bytes || !m->heap) {
+                                void *p = calloc(1, bytes ? bytes : 1);
+                                if (!p)
+                                        return -ENOMEM;
+                                free(m->heap);
+                                m->heap = p;
+                                m->heap_bytes = bytes;
+                        }
+                        t->data = m->heap;
+                        t->alloc = RT_ALLOC_DYNAMIC;
+                } else {
+                        size_t cap = t->is_variable ? m->heap_bytes : (m->in_arena ? m->arena_bytes : 0);
+                        if (bytes > cap) {
+                                snprintf(e->kerr, sizeof(e->kerr),
+                                         "tensor %d '%s' grows from %zu to %zu bytes during invoke; a kernel "
+                                         "must mark such outputs dynamic in prepare",
+                                         index, t->name, cap, bytes);
+                                return -EINVAL;
+                        }
+                }
+                t->bytes = bytes;
+        } else if (t->type != RT_TYPE_STRING && !is_heap(m)) {
+                t->bytes = bytes;
+        }
+        t->rank = rank;
+        memcpy(t->dims, next.dims, sizeof(t->dims));
+        return 0;
+}
+
+static int ctx_set_dynamic(rt_context_t *ctx, int32_t index) {
+        rt_exec_t *e = ctx->impl;
+        rt_graph_t *g = &e->graph;
+        if (index < 0 || index >= g->n_tensors)
+                return -EINVAL;
+        rt_tensor_t *t = &g->tensors[index];
+        if (t->alloc == RT_ALLOC_CONST || t->is_variable)
+                return -EINVAL;
+        g->meta[index].dynamic = true;
+        t->alloc = RT_ALLOC_DYNAMIC;
+        return 0;
+}
+
+static int ctx_request_scratch(rt_context_t *ctx, rt_node_t *node, size_t bytes, int32_t *ret_id) {
+        rt_exec_t *e = ctx->impl;
+        if (!node || !ret_id || e->phase == PHASE_IDLE)
+                return -EINVAL;
+        size_t slot = e->n_scratch;
+        for (size_t i = 0; i < e->n_scratch; i++)
+                if (e->scratch[i].node < 0) {
+                        slot = i;
+                        break;
+                }
+        if (slot == e->n_scratch) {
+                if (slot > INT32_MAX - 1)
+                        return -ENOMEM;
+                if (e->n_scratch == e->cap_scratch) {
+                        size_t cap = e->cap_scratch ? e->cap_scratch * 2 : 16;
+                        scratch_t *s = realloc(e->scratch, cap * sizeof(*s));
+                        if (!s)
+                                return -ENOMEM;
+                        e->scratch = s;
+                        e->cap_scratch = cap;
+                }
+                e->n_scratch++;
+        }
+        scratch_t *s = &e->scratch[slot];
+        *s = (scratch_t) { .node = node->index, .pos = e->cur_pos, .bytes = bytes };
+        if (e->phase == PHASE_INVOKE) {
+                /* The arena is planned already: a deferred node's scratch
+                 * lives on the heap. */
+                s->heap = calloc(1, bytes ? bytes : 1);
+                if (!s->heap) {
+                        s->node = -1;
+                        return -ENOMEM;
+                }
+        }
+        *ret_id = (int32_t) slot;
+        return 0;
+}
+
+static void *ctx_get_scratch(rt_context_t *ctx, rt_node_t *node, int32_t id) {
+        rt_exec_t *e = ctx->impl;
+        if (!node || id < 0 || (size_t) id >= e->n_scratch)
+                return NULL;
+        scratch_t *s = &e->scratch[id];
+        if (s->node != node->index)
+                return NULL;
+        if (s->heap)
+                return s->heap;
+        return e->arena ? e->arena + s->offset : NULL;
+}
+
+static void ctx_verror(rt_context_t *ctx, const char *fmt, va_list ap) {
+        rt_exec_t *e = ctx->impl;
+        vsnprintf(e->kerr, sizeof(e->kerr), fmt, ap);
+}
+
+static void scratch_drop(rt_exec_t *e, int32_t node) {
+        for (size_t i = 0; i < e->n_scratch; i++) {
+                if (node >= 0 && e->scratch[i].node != node)
+                        continue;
+                free(e->scratch[i].heap);
+                e->scratch[i].heap = NULL;
+                e->scratch[i].node = -1;
+        }
+        if (node < 0)
+                e->n_scratch = 0;
+}
+
+/* ---- construction ---- */
+
+int rt_exec_new(const rt_model_t *m, int32_t subgraph, const rt_resolver_t *r, rt_exec_t **ret,
+                char *err, size_t err_size) {
+        if (!m || !r || !ret)
+                return -EINVAL;
+        rt_exec_t *e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->cur_pos = -1;
+        e->ctx.impl = e;
+        e->ctx.resize = ctx_resize;
+        e->ctx.set_dynamic = ctx_set_dynamic;
+        e->ctx.request_scratch = ctx_request_scratch;
+        e->ctx.get_scratch = ctx_get_scratch;
+        e->ctx.verror = ctx_verror;
+        int k = rt_graph_build(&e->graph, m, subgraph, r, e->err, sizeof(e->err));
+        if (k < 0)
+                goto error;
+        rt_graph_t *g = &e->graph;
+        e->ctx.tensors = g->tensors;
+        e->ctx.n_tensors = g->n_tensors;
+        e->deferred = calloc((size_t) g->n_nodes + 1, sizeof(bool));
+        if (!e->deferred) {
+                k = -ENOMEM;
+                fail(e, "out of memory");
+                goto error;
+        }
+        for (int32_t i = 0; i < g->n_nodes; i++) {
+                rt_node_t *n = &g->nodes[i];
+                const rt_registration_t *reg = n->reg;
+                if (reg->params_size > 0) {
+                        n->params = calloc(1, reg->params_size);
+                        if (!n->params) {
+                                k = -ENOMEM;
+                                fail(e, "out of memory");
+                                goto error;
+                        }
+                }
+                e->kerr[0] = 0;
+                if (reg->parse) {
+                        k = reg->parse(n, n->params, &e->ctx);
+                        if (k < 0) {
+                                k = node_fail(e, n, "parse", k);
+                                goto error;
+                        }
+                }
+                if (reg->init) {
+                        k = reg->init(&e->ctx, n, &n->user_data);
+                        if (k < 0) {
+                                k = node_fail(e, n, "init", k);
+                                goto error;
+                        }
+                }
+        }
+        *ret = e;
+        return 0;
+error:
+        if (err && err_size)
+                snprintf(err, err_size, "%s", e->err);
+        rt_exec_free(e);
+        return k;
+}
+
+rt_exec_t *rt_exec_free(rt_exec_t *e) {
+        if (!e)
+                return NULL;
+        rt_graph_t *g = &e->graph;
+        for (int32_t i = 0; g->nodes && i < g->n_nodes; i++) {
+                rt_node_t *n = &g->nodes[i];
+                if (n->reg && n->reg->free && n->user_data)
+                        n->reg->free(&e->ctx, n->user_data);
+                n->user_data = NULL;
+        }
+        scratch_drop(e, -1);
+        free(e->scratch);
+        free(e->arena);
+        free(e->deferred);
+        free(e->profile);
+        rt_graph_done(g);
+        free(e);
+        return NULL;
+}
+
+rt_graph_t *rt_exec_graph(rt_exec_t *e) {
+        return e ? &e->graph : NULL;
+}
+
+const char *rt_exec_error(const rt_exec_t *e) {
+        return e ? e->err : "";
+}
+
+size_t rt_exec_arena_bytes(const rt_exec_t *e) {
+        return e ? e->arena_bytes : 0;
+}
+
+bool rt_exec_needs_allocate(const rt_exec_t *e) {
+        return !e || !e->allocated;
+}
+
+int rt_exec_add_node(rt_exec_t *e, const rt_registration_t *reg, const int32_t *inputs, int32_t n_inputs,
+                     const int32_t *outputs, int32_t n_outputs, void *params, int32_t *ret_index) {
+        if (!e || !reg || !ret_index)
+                return -EINVAL;
+        rt_graph_t *g = &e->graph;
+        int32_t i = rt_graph_add_node(g, reg, inputs, n_inputs, outputs, n_outputs, params);
+        if (i < 0) {
+                fail(e, "cannot add node '%s': %s", reg->name ? reg->name : "?", strerror(-i));
+                return i;
+        }
+        rt_node_t *n = &g->nodes[i];
+        if (reg->init) {
+                e->kerr[0] = 0;
+                int k = reg->init(&e->ctx, n, &n->user_data);
+                if (k < 0) {
+                        /* Keep the node (it is harmless outside the plan). */
+                        n->user_data = NULL;
+                        return node_fail(e, n, "init", k);
+                }
+        }
+        e->allocated = false;
+        *ret_index = i;
+        return 0;
+}
+
+int rt_exec_set_plan(rt_exec_t *e, const int32_t *plan, int32_t n) {
+        if (!e)
+                return -EINVAL;
+        bool *deferred = calloc((size_t) n + 1, sizeof(bool));
+        if (!deferred)
+                return -ENOMEM;
+        int k = rt_graph_set_plan(&e->graph, plan, n, e->err, sizeof(e->err));
+        if (k < 0) {
+                free(deferred);
+                return k;
+        }
+        free(e->deferred);
+        e->deferred = deferred;
+        free(e->profile);
+        e->profile = NULL;
+        e->n_profile = 0;
+        e->allocated = false;
+        return 0;
+}
+
+int rt_exec_resize_tensor(rt_exec_t *e, int32_t tensor, int32_t rank, const int32_t *dims) {
+        if (!e)
+                return -EINVAL;
+        e->kerr[0] = 0;
+        phase_t saved = e->phase;
+        e->phase = PHASE_PREPARE;  /* shape only, storage comes at allocate */
+        int k = ctx_resize(&e->ctx, tensor, rank, dims);
+        e->phase = saved;
+        if (k < 0) {
+                if (e->kerr[0])
+                        fail(e, "%s", e->kerr);
+                else
+                        fail(e, "tensor %d: invalid shape", tensor);
+                return k;
+        }
+        e->allocated = false;
+        return 0;
+}
+
+/* ---- allocate ---- */
+
+static void lifetimes_compute(rt_graph_t *g) {
+        for (int32_t i = 0; i < g->n_tensors; i++) {
+                rt_tensor_meta_t *m = &g->meta[i];
+                m->used = m->graph_input || m->graph_output;
+                m->producer = -1;
+                m->first_use = m->graph_input ? 0 : -1;
+                m->last_use = m->graph_input ? 0 : -1;
+        }
+        for (int32_t pos = 0; pos < g->n_plan; pos++) {
+                const rt_node_t *n = &g->nodes[g->plan[pos]];
+                for (int pass = 0; pass < 2; pass++) {
+                        const int32_t *idx = pass ? n->outputs : n->inputs;
+                        int32_t cnt = pass ? n->n_outputs : n->n_inputs;
+                        for (int32_t k = 0; k < cnt; k++) {
+                                if (idx[k] < 0)
+                                        continue;
+                                rt_tensor_meta_t *m = &g->meta[idx[k]];
+                                m->used = true;
+                                if (m->first_use < 0)
+                                        m->first_use = pos;
+                                if (pos > m->last_use)
+                                        m->last_use = pos;
+                                if (pass && m->producer < 0)
+                                        m->producer = pos;
+                        }
+                }
+        }
+        int32_t end = g->n_plan > 0 ? g->n_plan - 1 : 0;
+        for (int32_t i = 0; i < g->n_tensors; i++) {
+                rt_tensor_meta_t *m = &g->meta[i];
+                /* Like TFLite, never reuse graph inputs (a caller may copy
+                 * in once and invoke many times) or outputs. */
+                if (m->graph_output || m->graph_input)
+                        m->last_use = end;
+                if (m->used && m->first_use < 0)
+                        m->first_use = 0;
+                if (m->last_use < m->first_use)
+                        m->last_use = m->first_use;
+        }
+}
+
+static void variable_reset(rt_tensor_t *t) {
+        int v = t->type == RT_TYPE_INT8 ? t->zero_point : 0;
+        memset(t->data, v, t->bytes);
+}
+
+static int prepare_nodes(rt_exec_t *e) {
+        rt_graph_t *g = &e->graph;
+        for (int32_t pos = 0; pos < g->n_plan; pos++) {
+                rt_node_t *n = &g->nodes[g->plan[pos]];
+                bool deferred = false;
+                for (int32_t k = 0; k < n->n_inputs && !deferred; k++) {
+                        if (n->inputs[k] < 0)
+                                continue;
+                        const rt_tensor_meta_t *m = &g->meta[n->inputs[k]];
+                        deferred = m->deferred || (m->dynamic && m->producer >= 0 && m->producer < pos);
+                }
+                e->deferred[pos] = deferred;
+                if (deferred) {
+                        for (int32_t k = 0; k < n->n_outputs; k++) {
+                                rt_tensor_t *t = &g->tensors[n->outputs[k]];
+                                if (!t->is_variable && t->alloc != RT_ALLOC_CONST)
+                                        g->meta[n->outputs[k]].deferred = true;
+                        }
+                        continue;
+                }
+                if (!n->reg->prepare)
+                        continue;
+                e->cur_pos = pos;
+                e->kerr[0] = 0;
+                int k = n->reg->prepare(&e->ctx, n);
+                if (k < 0)
+                        return node_fail(e, n, "prepare", k);
+        }
+        e->cur_pos = -1;
+        return 0;
+}
+
+static int arena_place(rt_exec_t *e) {
+        rt_graph_t *g = &e->graph;
+        size_t n_items = 0;
+        rt_arena_item_t *items = calloc((size_t) g->n_tensors + e->n_scratch + 1, sizeof(*items));
+        int32_t *owner = calloc((size_t) g->n_tensors + e->n_scratch + 1, sizeof(int32_t));
+        if (!items || !owner) {
+                free(items);
+                free(owner);
+                return -ENOMEM;
+        }
+        for (int32_t i = 0; i < g->n_tensors; i++) {
+                rt_tensor_t *t = &g->tensors[i];
+                rt_tensor_meta_t *m = &g->meta[i];
+                m->in_arena = false;
+                if (!m->used || t->alloc == RT_ALLOC_CONST || t->is_variable || is_heap(m))
+                        continue;
+                bool overflow = false;
+                size_t bytes = rt_graph_tensor_bytes(t, &overflow);
+                if (overflow) {
+                        free(items);
+                        free(owner);
+                        fail(e, "tensor %d '%s': size overflows", i, t->name);
+                        return -EINVAL;
+                }
+                items[n_items] = (rt_arena_item_t) { bytes, m->first_use, m->last_use, 0 };
+                owner[n_items++] = i;
+        }
+        for (size_t s = 0; s < e->n_scratch; s++) {
+                if (e->scratch[s].node < 0 || e->scratch[s].heap)
+                        continue;
+                int32_t pos = e->scratch[s].pos < 0 ? 0 : e->scratch[s].pos;
+                items[n_items] = (rt_arena_item_t) { e->scratch[s].bytes, pos, pos, 0 };
+                owner[n_items++] = -1 - (int32_t) s;
+        }
+        size_t total = 0;
+        int k = rt_arena_plan(items, n_items, &total);
+        if (k < 0) {
+                free(items);
+                free(owner);
+                fail(e, "arena planning failed: %s", strerror(-k));
+                return k;
+        }
+        if (total > e->arena_cap || !e->arena) {
+                free(e->arena);
+                e->arena_cap = 0;
+                size_t cap = total ? total : RT_ARENA_ALIGN;
+                e->arena = aligned_alloc(RT_ARENA_ALIGN, cap);
+                if (!e->arena) {
+                        free(items);
+                        free(owner);
+                        fail(e, "cannot allocate a %zu-byte arena", cap);
+                        return -ENOMEM;
+                }
+                e->arena_cap = cap;
+        }
+        memset(e->arena, 0, e->arena_cap);
+        e->arena_bytes = total;
+        for (size_t j = 0; j < n_items; j++) {
+                if (owner[j] < 0) {
+                        e->scratch[-1 - owner[j]].offset = items[j].offset;
+                        continue;
+                }
+                rt_tensor_t *t = &g->tensors[owner[j]];
+                g->meta[owner[j]].in_arena = true;
+                g->meta[owner[j]].arena_offset = items[j].offset;
+                g->meta[owner[j]].arena_bytes = items[j].bytes;
+                t->data = e->arena + items[j].offset;
+                t->bytes = items[j].bytes;
+                t->alloc = RT_ALLOC_ARENA;
+        }
+        free(items);
+        free(owner);
+        return 0;
+}
+
+static int heap_place(rt_exec_t *e) {
+        rt_graph_t *g = &e->graph;
+        for (int32_t i = 0; i < g->n_tensors; i++) {
+                rt_tensor_t *t = &g->tensors[i];
+                rt_tensor_meta_t *m = &g->meta[i];
+                if (t->alloc == RT_ALLOC_CONST)
+                        continue;
+                if (t->is_variable) {
+                        size_t bytes = rt_graph_tensor_bytes(t, NULL);
+                        if (!m->heap || m->heap_bytes < bytes) {
+                                void *p = calloc(1, bytes ? bytes : 1);
+                                if (!p) {
+                                        fail(e, "out of memory for variable tensor %d", i);
+                                        return -ENOMEM;
+                                }
+                                free(m->heap);
+                                m->heap = p;
+                                m->heap_bytes = bytes;
+                        }
+                        t->data = m->heap;
+                        t->bytes = bytes;
+                        t->alloc = RT_ALLOC_PERSISTENT;
+                        variable_reset(t);
+                        continue;
+                }
+                if (!is_heap(m)) {
+                        if (!m->in_arena) {
+                                t->data = NULL;
+                                t->bytes = 0;
+                                t->alloc = RT_ALLOC_NONE;
+                        }
+                        continue;
+                }
+                t->alloc = RT_ALLOC_DYNAMIC;
+                if (t->type == RT_TYPE_STRING) {
+                        /* Keeps what rt_interp_copy_in() or a kernel stored. */
+                        t->data = m->heap;
+                        t->bytes = m->heap ? m->heap_bytes : 0;
+                } else {
+                        /* Sized by the kernel at invoke time. */
+                        t->data = NULL;
+                        t->bytes = 0;
+                }
+        }
+        return 0;
+}
+
+int rt_exec_allocate(rt_exec_t *e) {
+        if (!e)
+                return -EINVAL;
+        rt_graph_t *g = &e->graph;
+        e->allocated = false;
+        e->err[0] = 0;
+        scratch_drop(e, -1);
+        for (int32_t i = 0; i < g->n_tensors; i++) {
+                rt_tensor_meta_t *m = &g->meta[i];
+                m->deferred = false;
+                m->dynamic = g->tensors[i].type == RT_TYPE_STRING && g->tensors[i].alloc != RT_ALLOC_CONST;
+                if (g->tensors[i].alloc == RT_ALLOC_DYNAMIC && !m->dynamic)
+                        g->tensors[i].alloc = RT_ALLOC_NONE;
+        }
+        lifetimes_compute(g);
+        e->phase = PHASE_PREPARE;
+        int k = prepare_nodes(e);
+        e->phase = PHASE_IDLE;
+        if (k < 0)
+                return k;
+        k = arena_place(e);
+        if (k < 0)
+                return k;
+        k = heap_place(e);
+        if (k < 0)
+                return k;
+        e->allocated = true;
+        return 0;
+}
+
+/* ---- invoke ---- */
+
+static uint64_t now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* Outputs of a node prepared at invoke time get heap storage of their shape. */
+static int deferred_outputs_alloc(rt_exec_t *e, const rt_node_t *n) {
+        rt_graph_t *g = &e->graph;
+        for (int32_t k = 0; k < n->n_outputs; k++) {
+                int32_t i = n->outputs[k];
+                rt_tensor_t *t = &g->tensors[i];
+                rt_tensor_meta_t *m = &g->meta[i];
+                if (!m->deferred || m->dynamic || t->type == RT_TYPE_STRING)
+                        continue;
+                int r = ctx_resize(&e->ctx, i, t->rank, t->dims);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* String outputs: the kernel may have realloc()ed t->data; keep ours in sync. */
+static void string_outputs_adopt(rt_exec_t *e, const rt_node_t *n) {
+        rt_graph_t *g = &e->graph;
+        for (int32_t k = 0; k < n->n_outputs; k++) {
+                rt_tensor_t *t = &g->tensors[n->outputs[k]];
+                rt_tensor_meta_t *m = &g->meta[n->outputs[k]];
+                if (t->type != RT_TYPE_STRING || t->alloc == RT_ALLOC_CONST || t->is_variable)
+                        continue;
+                m->heap = t->data;
+                m->heap_bytes = t->data ? t->bytes : 0;
+                t->alloc = RT_ALLOC_DYNAMIC;
+        }
+}
+
+int rt_exec_invoke(rt_exec_t *e) {
+        if (!e)
+                return -EINVAL;
+        if (!e->allocated) {
+                fail(e, "tensors are not allocated (call allocate after creating or resizing)");
+                return -EINVAL;
+        }
+        rt_graph_t *g = &e->graph;
+        if (e->profiling && e->n_profile != (size_t) g->n_plan) {
+                rt_exec_profile_t *p = realloc(e->profile, ((size_t) g->n_plan + 1) * sizeof(*p));
+                if (!p)
+                        return -ENOMEM;
+                e->profile = p;
+                e->n_profile = (size_t) g->n_plan;
+                for (int32_t pos = 0; pos < g->n_plan; pos++) {
+                        const rt_node_t *n = &g->nodes[g->plan[pos]];
+                        p[pos] = (rt_exec_profile_t) { .node = n->index, .op_name = rt_exec_node_name(n) };
+                }
+        }
+        e->err[0] = 0;
+        e->phase = PHASE_INVOKE;
+        int k = 0;
+        for (int32_t pos = 0; pos < g->n_plan; pos++) {
+                rt_node_t *n = &g->nodes[g->plan[pos]];
+                uint64_t t0 = e->profiling ? now_us() : 0;
+                e->cur_pos = pos;
+                e->kerr[0] = 0;
+                if (e->deferred[pos]) {
+                        scratch_drop(e, n->index);
+                        if (n->reg->prepare) {
+                                k = n->reg->prepare(&e->ctx, n);
+                                if (k < 0) {
+                                        k = node_fail(e, n, "prepare", k);
+                                        break;
+                                }
+                        }
+                        k = deferred_outputs_alloc(e, n);
+                        if (k < 0) {
+                                k = node_fail(e, n, "allocate", k);
+                                break;
+                        }
+                }
+                if (n->reg->invoke) {
+                        k = n->reg->invoke(&e->ctx, n);
+                        string_outputs_adopt(e, n);
+                        if (k < 0) {
+                                k = node_fail(e, n, "invoke", k);
+                                break;
+                        }
+                }
+                if (e->profiling) {
+                        uint64_t dt = now_us() - t0;
+                        e->profile[pos].last_us = dt;
+                        e->profile[pos].total_us += dt;
+                        e->profile[pos].runs++;
+                }
+        }
+        e->cur_pos = -1;
+        e->phase = PHASE_IDLE;
+        return k;
+}
+
+int rt_exec_set_profiling(rt_exec_t *e, bool enable) {
+        if (!e)
+                return -EINVAL;
+        e->profiling = enable;
+        if (enable) {
+                free(e->profile);
+                e->profile = NULL;
+                e->n_profile = 0;
+        }
+        return 0;
+}
+
+size_t rt_exec_profile(const rt_exec_t *e, const rt_exec_profile_t **ret) {
+        if (!e || !ret)
+                return 0;
+        *ret = e->profile;
+        return e->profile ? e->n_profile : 0;
+}

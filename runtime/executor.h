@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The executor (runtime-internal): runs one graph. It implements
+ * rt_context_t for the kernels, prepares every node in plan order (shape
+ * inference: kernels set output shapes with rt_ctx_resize()), plans the
+ * tensor arena from tensor lifetimes, and invokes the nodes in order.
+ *
+ * Storage of tensors:
+ *  - constants point into the model mapping (RT_ALLOC_CONST);
+ *  - variable tensors get their own heap block (RT_ALLOC_PERSISTENT), reset
+ *    at every allocate (zero; int8 to its zero point, as TFLite does) and
+ *    kept across invokes;
+ *  - outputs marked dynamic by a kernel (rt_ctx->set_dynamic), string
+ *    tensors, and every output of a node that consumes such a tensor
+ *    ("deferred" nodes, prepared again right before each invoke) live on the
+ *    heap (RT_ALLOC_DYNAMIC), sized at invoke time;
+ *  - everything else, graph inputs and outputs included, and per-node
+ *    scratch, lives in one arena planned by rt_arena_plan() from lifetimes
+ *    (first to last plan position using a tensor; graph inputs and outputs
+ *    live through the whole plan, so inputs survive an invoke).
+ *
+ * A node runs through its registration's hooks, so a driver (a group of
+ * nodes compiled for an accelerator) plugs in as a registration too: the
+ * partitioner rewrites graph->plan to run one node standing for the group.
+ *
+ * String outputs: a kernel sets the shape with rt_ctx_resize() and then
+ * stores the serialized TFLite string layout in t->data / t->bytes. t->data
+ * is NULL or a malloc()ed block owned by the executor: the kernel writes in
+ * place when t->bytes is big enough, or realloc()s t->data (as TFLite's
+ * TfLiteTensorRealloc does); it never free()s it. The executor frees it.
+ *
+ * One executor is used by one thread at a time.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "model.h"
+#include "resolver.h"
+#include "rt.h"
+
+typedef struct rt_exec rt_exec_t;
+
+/* Per-node timing entries are rt_node_profile_t (rt.h). */
+typedef rt_node_profile_t rt_exec_profile_t;
+
+/*
+ * Build an executor for subgraph `subgraph` of `m`: graph, registrations
+ * from `r` (used only during the call), reg->parse and reg->init of every
+ * node. `m` must outlive the executor. Returns 0, -EINVAL / -ENOTSUP with a
+ * message in err (unknown op, failing parse/init, prefixed "node N (OP): "),
+ * or -ENOMEM.
+ */
+int rt_exec_new(const rt_model_t *m, int32_t subgraph, const rt_resolver_t *r, rt_exec_t **ret,
+                char *err, size_t err_size);
+
+/* reg->free for every node, then everything else. NULL-safe; returns NULL. */
+rt_exec_t *rt_exec_free(rt_exec_t *e);
+
+/* The graph (tensors, nodes, plan). Owned by the executor. After changing
+ * the plan or a tensor's shape, call rt_exec_allocate() again. */
+rt_graph_t *rt_exec_graph(rt_exec_t *e);
+
+/*
+ * Add a node outside the model, run by `reg` (borrowed; must outlive the
+ * executor) with `params` (borrowed) and the given tensors, and run
+ * reg->init for it. This is how a driver plugs in: a partitioner adds one
+ * node per group of nodes the driver runs and then calls rt_exec_set_plan().
+ * *ret_index gets the node index. 0, -EINVAL (bad tensors), -ENOMEM, or
+ * init's error with a message.
+ */
+int rt_exec_add_node(rt_exec_t *e, const rt_registration_t *reg, const int32_t *inputs, int32_t n_inputs,
+                     const int32_t *outputs, int32_t n_outputs, void *params, int32_t *ret_index);
+
+/*
+ * Replace the execution plan (node indices in order, copied; see
+ * rt_graph_set_plan() for the checks) and require rt_exec_allocate() again.
+ * Nodes left out of the plan are not run. 0, -EINVAL with a message, or
+ * -ENOMEM.
+ */
+int rt_exec_set_plan(rt_exec_t *e, const int32_t *plan, int32_t n);
+
+/*
+ * Set the shape of graph tensor `tensor` (meant for graph inputs) and mark
+ * the executor as needing rt_exec_allocate(). Returns 0 or -EINVAL (bad
+ * index, rank, negative dimension, constant tensor) with a message.
+ */
+int rt_exec_resize_tensor(rt_exec_t *e, int32_t tensor, int32_t rank, const int32_t *dims);
+
+/*
+ * Prepare every node in plan order (re-deriving all shapes), plan and
+ * allocate the arena, reset variable tensors. Returns 0 or the first failing
+ * kernel's error (-EINVAL, -ENOTSUP, -ENOMEM) with a message
+ * ("node 3 (CONV_2D): ...").
+ */
+int rt_exec_allocate(rt_exec_t *e);
+
+/* True until rt_exec_allocate() has succeeded after the last resize. */
+bool rt_exec_needs_allocate(const rt_exec_t *e);
+
+/* Run every node once. Returns 0, -EINVAL if not allocated, or the first
+ * failing kernel's error with a message. */
+int rt_exec_invoke(rt_exec_t *e);
+
+/* Bytes of the planned arena (tensors and scratch) after the last allocate. */
+size_t rt_exec_arena_bytes(const rt_exec_t *e);
+
+/* The message of the last failure ("" if none). Owned by the executor,
+ * valid until the next call. */
+const char *rt_exec_error(const rt_exec_t *e);
+
+/* Record per-node times from now on (or stop). Enabling clears the totals. */
+int rt_exec_set_profiling(rt_exec_t *e, bool enable);
+
+/* Per-node profile, one entry per plan position, in plan order; *ret is
+ * owned by the executor. Returns the number of entries (0 when profiling
+ * was never enabled). */
+size_t rt_exec_profile(const rt_exec_t *e, const rt_exec_profile_t **ret);
+
+/* "CONV_2D", or the custom op's name, for node `n`. */
+const char *rt_exec_node_name(const rt_node_t *n);

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The in-process runtime API, shaped like the TensorFlow Lite C API
+ * (TfLiteModel / TfLiteInterpreterOptions / TfLiteInterpreter):
+ *
+ *   rt_model_t *m;                        // model.h: verified reader
+ *   rt_model_load_file("m.tflite", &m, err, sizeof(err));
+ *   rt_interp_options_t *o = rt_interp_options_new();
+ *   rt_interp_options_set_num_threads(o, 2);
+ *   rt_interp_t *it;
+ *   rt_interp_create(m, o, &it, err, sizeof(err));
+ *   rt_interp_options_free(o);            // the interpreter keeps what it needs
+ *   rt_interp_allocate_tensors(it);
+ *   rt_interp_copy_in(it, 0, input, input_bytes);
+ *   rt_interp_invoke(it);
+ *   rt_interp_copy_out(it, 0, output, output_bytes);
+ *   rt_interp_free(it);
+ *   rt_model_free(m);                     // after every interpreter using it
+ *
+ * Errors: functions return 0 or a negative errno; the sentence describing
+ * the last failure is rt_interp_last_error() and is also passed to the error
+ * reporter set in the options. Unknown ops fail rt_interp_create() with a
+ * message that names the op and its node ("node 0: unresolved custom op
+ * 'fake-op-double'").
+ *
+ * Threads: a model may be shared by many interpreters on many threads; one
+ * interpreter must be used by one thread at a time. Options are not touched
+ * after rt_interp_create() returns.
+ */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "model.h"
+#include "resolver.h"
+
+typedef struct rt_interp rt_interp_t;
+typedef struct rt_interp_options rt_interp_options_t;
+
+/* Receives every error message of an interpreter (like TfLiteErrorReporter). */
+typedef void (*rt_error_reporter_t)(void *user_data, const char *format, va_list args);
+
+/* Per-node timing, one entry per executed node in execution order. */
+typedef struct rt_node_profile {
+        int32_t node;         /* node index in the subgraph */
+        const char *op_name;  /* "CONV_2D" or the custom op's name; lives as long as the interpreter */
+        uint64_t last_us;     /* microseconds in the last invoke */
+        uint64_t total_us;    /* sum over the invokes since profiling was enabled */
+        uint64_t runs;        /* number of those invokes */
+} rt_node_profile_t;
+
+/* ---- options ---- */
+
+/* New options with defaults (num_threads -1 = let the runtime choose, no
+ * profiling, builtin ops). NULL when out of memory. */
+rt_interp_options_t *rt_interp_options_new(void);
+
+/* NULL-safe; returns NULL. */
+rt_interp_options_t *rt_interp_options_free(rt_interp_options_t *o);
+
+/* Threads for drivers that use them (the reference kernels run on the
+ * calling thread). n >= 1, or -1 for the default. 0 or -EINVAL. */
+int rt_interp_options_set_num_threads(rt_interp_options_t *o, int32_t n);
+
+/* Route error messages to `reporter` (NULL: none). `user_data` is passed
+ * through and must outlive interpreters created with these options. */
+int rt_interp_options_set_error_reporter(rt_interp_options_t *o, rt_error_reporter_t reporter,
+                                         void *user_data);
+
+/* Record per-node timings on every invoke (see rt_interp_profile()). */
+int rt_interp_options_enable_profiling(rt_interp_options_t *o, bool enable);
+
+/*
+ * Register a custom op `name` for versions min_version..max_version
+ * (TfLiteInterpreterOptionsAddCustomOp). The registration is copied (its op
+ * becomes RT_OP_CUSTOM and its name `name`); the functions it points to must
+ * stay loaded while interpreters use them. Custom ops take precedence over
+ * builtins of the same name. 0, -EINVAL (NULL, empty name, bad range) or
+ * -ENOMEM.
+ */
+int rt_interp_options_add_custom_op(rt_interp_options_t *o, const char *name,
+                                    const rt_registration_t *reg, int32_t min_version,
+                                    int32_t max_version);
+
+/* The same for builtin op code `op`, overriding the builtin kernel. */
+int rt_interp_options_add_builtin_op(rt_interp_options_t *o, int32_t op, const rt_registration_t *reg,
+                                     int32_t min_version, int32_t max_version);
+
+/* Resolve ops with `r` instead of the builtin kernels (custom ops added to
+ * the options still come first). `r` is borrowed for rt_interp_create(). */
+int rt_interp_options_set_resolver(rt_interp_options_t *o, const rt_resolver_t *r);
+
+/* ---- interpreter ---- */
+
+/*
+ * Create an interpreter for subgraph 0 of `model`: resolves every op,
+ * parses options, runs kernel init. `model` is borrowed and must outlive the
+ * interpreter; `options` may be NULL and may be freed afterwards. Tensors
+ * still need rt_interp_allocate_tensors(). Returns 0, -EINVAL (unknown op,
+ * bad model data; message in err and to the reporter), -ENOTSUP (op version
+ * not supported) or -ENOMEM. *ret is written only on success.
+ */
+int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options, rt_interp_t **ret,
+                     char *err, size_t err_size);
+
+/* NULL-safe; returns NULL. */
+rt_interp_t *rt_interp_free(rt_interp_t *it);
+
+int32_t rt_interp_input_count(const rt_interp_t *it);
+int32_t rt_interp_output_count(const rt_interp_t *it);
+
+/*
+ * Input / output tensor i (model order): name, type, rank, dims,
+ * quantization, bytes and data. Owned by the interpreter; the struct stays
+ * valid for its lifetime, its shape and data change with resize, allocate
+ * and (for outputs with data-dependent shapes) invoke. NULL when out of
+ * range. String tensors hold TFLite's serialized layout (int32 count,
+ * int32 offsets[count + 1] from the buffer start, then the bytes).
+ */
+const rt_tensor_t *rt_interp_input_tensor(const rt_interp_t *it, int32_t i);
+const rt_tensor_t *rt_interp_output_tensor(const rt_interp_t *it, int32_t i);
+
+/* The shape signature of input i (-1 = dynamic dimension); falls back to
+ * the declared shape. *ret_rank gets its rank. NULL when out of range. */
+const int32_t *rt_interp_input_signature(const rt_interp_t *it, int32_t i, int32_t *ret_rank);
+
+/*
+ * Set the shape of input i; dimensions that are -1 in its shape_signature
+ * take the given value, fixed ones must match when the model declares a
+ * signature with dynamic dimensions. All shapes are re-derived at the next
+ * rt_interp_allocate_tensors(), which must be called before invoke.
+ * 0 or -EINVAL (message).
+ */
+int rt_interp_resize_input(rt_interp_t *it, int32_t i, int32_t rank, const int32_t *dims);
+
+/* Prepare every node (shape inference), plan the arena, reset variable
+ * tensors. 0 or a negative errno with a message naming the node. */
+int rt_interp_allocate_tensors(rt_interp_t *it);
+
+/*
+ * Copy `size` bytes into input i. size must equal the tensor's byte size
+ * (-EINVAL with a message otherwise); for string inputs `data` is the
+ * serialized layout, checked for consistency and for one string per element.
+ * -EINVAL also before rt_interp_allocate_tensors().
+ */
+int rt_interp_copy_in(rt_interp_t *it, int32_t i, const void *data, size_t size);
+
+/* Copy output i out; size must equal its byte size. 0 or -EINVAL (also
+ * when tensors are not allocated, e.g. after a resize). */
+int rt_interp_copy_out(const rt_interp_t *it, int32_t i, void *data, size_t size);
+
+/* Direct pointers to the tensors' bytes (valid until the next resize,
+ * allocate, or for dynamic outputs the next invoke); NULL before allocate,
+ * for out-of-range indices, and for dynamic outputs before invoke. */
+void *rt_interp_input_data(rt_interp_t *it, int32_t i);
+const void *rt_interp_output_data(const rt_interp_t *it, int32_t i);
+
+/* Run the graph once. 0, -EINVAL if tensors are not allocated, or the first
+ * failing kernel's error (message names the node). */
+int rt_interp_invoke(rt_interp_t *it);
+
+/* The last error message; "" if none. Owned by the interpreter, valid until
+ * the next call on it. NULL-safe (returns ""). */
+const char *rt_interp_last_error(const rt_interp_t *it);
+
+/* Bytes of the tensor arena planned by the last allocate (0 before). */
+size_t rt_interp_arena_bytes(const rt_interp_t *it);
+
+/* The thread count from the options (-1 = default). */
+int32_t rt_interp_num_threads(const rt_interp_t *it);
+
+/* Turn per-node timing on or off after creation. 0 or -EINVAL. */
+int rt_interp_enable_profiling(rt_interp_t *it, bool enable);
+
+/* Per-node timings (owned by the interpreter, valid until the next invoke
+ * or free); returns the number of entries, 0 without profiling. */
+size_t rt_interp_profile(const rt_interp_t *it, const rt_node_profile_t **ret);
+
+/* The model the interpreter runs (borrowed). */
+const rt_model_t *rt_interp_model(const rt_interp_t *it);
