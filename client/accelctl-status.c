@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* accelctl status: the daemon's counters. */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "accelctl.h"
+
+static const char status_usage[] =
+        "Usage: accelctl [--socket PATH] status [--json]\n"
+        "Show acceld's uptime, connections, requests served and limits.\n";
+
+static json_object *limits_json(const accel_limits_t *l) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "max_frame_bytes", json_object_new_int64(l->max_frame_bytes));
+        json_object_object_add(o, "max_fds_per_frame", json_object_new_int64(l->max_fds_per_frame));
+        json_object_object_add(o, "max_in_flight_per_connection",
+                               json_object_new_int64(l->max_in_flight_per_connection));
+        json_object_object_add(o, "max_connections", json_object_new_int64(l->max_connections));
+        return o;
+}
+
+static int status_json(const accel_daemon_status_t *s) {
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "server_version", json_object_new_string(s->server_version));
+        json_object_object_add(o, "pid", json_object_new_int64(s->pid));
+        json_object_object_add(o, "uptime_us", json_object_new_uint64(s->uptime_us));
+        json_object_object_add(o, "connections", json_object_new_int64(s->connections));
+        json_object_object_add(o, "connections_total", json_object_new_uint64(s->connections_total));
+        json_object_object_add(o, "requests_served", json_object_new_uint64(s->requests_served));
+        json_object_object_add(o, "errors", json_object_new_uint64(s->errors));
+        json_object_object_add(o, "protocol_errors", json_object_new_uint64(s->protocol_errors));
+        json_object_object_add(o, "socket_path", json_object_new_string(s->socket_path));
+        json_object_object_add(o, "state_directory", json_object_new_string(s->state_directory));
+        json_object_object_add(o, "limits", limits_json(&s->limits));
+        return accelctl_json_print(o);
+}
+
+static int status_table(const accel_daemon_status_t *s) {
+        static const char *const header[] = { "FIELD", "VALUE" };
+        accelctl_table_t t;
+        char up[64], conns[64], total[32], served[32], errs[32], perr[32], pid[32], frame[64],
+                inflight[32], maxc[32];
+        uint64_t secs = s->uptime_us / 1000000;
+        int r = 0;
+
+        (void) snprintf(up, sizeof(up), "%" PRIu64 "d %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64,
+                        secs / 86400, secs / 3600 % 24, secs / 60 % 60, secs % 60,
+                        s->uptime_us / 1000 % 1000);
+        (void) snprintf(conns, sizeof(conns), "%" PRIu32 " open", s->connections);
+        (void) snprintf(total, sizeof(total), "%" PRIu64, s->connections_total);
+        (void) snprintf(served, sizeof(served), "%" PRIu64, s->requests_served);
+        (void) snprintf(errs, sizeof(errs), "%" PRIu64, s->errors);
+        (void) snprintf(perr, sizeof(perr), "%" PRIu64, s->protocol_errors);
+        (void) snprintf(pid, sizeof(pid), "%" PRIu32, s->pid);
+        (void) accelctl_format_bytes(s->limits.max_frame_bytes, frame, sizeof(frame));
+        (void) snprintf(inflight, sizeof(inflight), "%" PRIu32, s->limits.max_in_flight_per_connection);
+        (void) snprintf(maxc, sizeof(maxc), "%" PRIu32, s->limits.max_connections);
+
+        const char *const rows[][2] = {
+                { "version", s->server_version },
+                { "pid", pid },
+                { "uptime", up },
+                { "socket", s->socket_path },
+                { "state directory", s->state_directory },
+                { "connections", conns },
+                { "connections accepted", total },
+                { "requests served", served },
+                { "errors", errs },
+                { "protocol errors", perr },
+                { "max frame", frame },
+                { "max in flight/conn", inflight },
+                { "max connections", maxc },
+        };
+
+        accelctl_table_init(&t, 2, header);
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && r == 0; i++)
+                r = accelctl_table_add(&t, rows[i]);
+        if (r == 0)
+                accelctl_table_print(&t, stdout);
+        accelctl_table_done(&t);
+        return r;
+}
+
+int accelctl_status(int argc, char **argv, const accelctl_opts_t *global) {
+        accelctl_opts_t o = *global;
+        accel_client_t *c = NULL;
+        accel_daemon_status_t *s = NULL;
+        int r;
+
+        r = accelctl_parse_common(argc, argv, &o, status_usage);
+        if (r != 0)
+                return r > 0 ? 0 : 2;
+        if (accelctl_connect(&o, &c) < 0)
+                return 1;
+        r = accel_get_status(c, &s);
+        if (r < 0) {
+                fprintf(stderr, "accelctl status: %s\n", accel_last_error());
+                (void) accel_disconnect(c);
+                return 1;
+        }
+        r = o.json ? status_json(s) : status_table(s);
+        (void) accel_daemon_status_free(s);
+        (void) accel_disconnect(c);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* accelctl: the operator's command-line tool for acceld. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accelctl-local.h"
+#include "accelctl.h"
+#include "config.h"
+
+static const char usage[] =
+        "Usage: accelctl [--socket PATH] [--json] COMMAND [ARG]...\n"
+        "\n"
+        "Commands talking to acceld:\n"
+        "  status                 uptime, connections, requests served, limits\n"
+        "  caps                   CPU, memory and inference backends\n"
+        "Commands running in-process (no daemon needed):\n"
+        "  inspect MODEL          describe a .tflite model\n"
+        "  run --local MODEL ...  run a model with the in-process runtime\n"
+        "\n"
+        "Options:\n"
+        "  --socket PATH          acceld's socket (default: $ACCELD_SOCKET, else\n"
+        "                         /run/acceld/acceld.sock as root, $XDG_RUNTIME_DIR/acceld.sock)\n"
+        "  --json                 machine-readable output\n"
+        "  -h, --help             this help\n"
+        "  --version              accelctl's version\n";
+
+/* argv with "--json" inserted after argv[0], for in-process commands given
+ * a global --json. The array is leaked on purpose: it lives until exit. */
+static char **argv_with_json(int argc, char **argv) {
+        char **n = calloc((size_t) argc + 2, sizeof(char *));
+
+        if (!n)
+                return NULL;
+        n[0] = argv[0];
+        n[1] = (char *) "--json";
+        for (int i = 1; i < argc; i++)
+                n[i + 1] = argv[i];
+        return n;
+}
+
+static int run_local(int argc, char **argv, const accelctl_opts_t *o,
+                     int (*fn)(int, char **)) {
+        char **av = argv;
+
+        if (o->json) {
+                av = argv_with_json(argc, argv);
+                if (!av) {
+                        fprintf(stderr, "accelctl: out of memory\n");
+                        return 1;
+                }
+                argc++;
+        }
+        return fn(argc, av);
+}
+
+int main(int argc, char **argv) {
+        accelctl_opts_t o = {};
+        int i;
+
+        for (i = 1; i < argc; i++) {
+                const char *a = argv[i];
+
+                if (a[0] != '-')
+                        break;
+                if (strcmp(a, "--json") == 0)
+                        o.json = true;
+                else if (strcmp(a, "--socket") == 0) {
+                        if (i + 1 >= argc) {
+                                fprintf(stderr, "accelctl: --socket needs a path\n");
+                                return 2;
+                        }
+                        o.socket = argv[++i];
+                } else if (strncmp(a, "--socket=", 9) == 0)
+                        o.socket = a + 9;
+                else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+                        printf("%s", usage);
+                        return 0;
+                } else if (strcmp(a, "--version") == 0) {
+                        printf("accelctl %s (protocol %d)\n", ACCELD_VERSION, ACCELD_PROTOCOL_VERSION);
+                        return 0;
+                } else {
+                        fprintf(stderr, "accelctl: unknown option '%s'\n%s", a, usage);
+                        return 2;
+                }
+        }
+        if (i >= argc) {
+                fprintf(stderr, "%s", usage);
+                return 2;
+        }
+
+        argc -= i;
+        argv += i;
+        if (strcmp(argv[0], "status") == 0)
+                return accelctl_status(argc, argv, &o);
+        if (strcmp(argv[0], "caps") == 0 || strcmp(argv[0], "capabilities") == 0)
+                return accelctl_caps(argc, argv, &o);
+        if (strcmp(argv[0], "inspect") == 0)
+                return run_local(argc, argv, &o, accelctl_local_inspect);
+        if (strcmp(argv[0], "run") == 0) {
+                for (int k = 1; k < argc; k++)
+                        if (strcmp(argv[k], "--local") == 0)
+                                return run_local(argc, argv, &o, accelctl_local_run);
+                fprintf(stderr, "accelctl run: only --local is available in this version "
+                                "(running through acceld comes with the serving API)\n");
+                return 2;
+        }
+        fprintf(stderr, "accelctl: unknown command '%s'\n%s", argv[0], usage);
+        return 2;
+}

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* acceld settings: the table, the INI reader and the command line. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <stdio.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "cleanup.h"
+#include "config.h"
+#include "daemon-config.h"
+
+typedef enum config_type {
+        CONFIG_TYPE_STRING,
+        CONFIG_TYPE_UINT,
+        CONFIG_TYPE_ENUM,       /* stored as int: the index into names[] */
+} config_type_t;
+
+typedef struct config_entry {
+        const char *name;
+        config_type_t type;
+        size_t offset;
+        uint64_t min, max, def;
+        const char *const *names;       /* CONFIG_TYPE_ENUM, NULL-terminated */
+        bool octal;                     /* print in octal (modes) */
+        const char *description;
+} config_entry_t;
+
+/* Indexed by syslog priority. */
+static const char *const log_level_names[] = {
+        "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", NULL,
+};
+
+static const char *const log_target_names[] = {
+        [DAEMON_LOG_TARGET_AUTO] = "auto",
+        [DAEMON_LOG_TARGET_JOURNAL] = "journal",
+        [DAEMON_LOG_TARGET_STDERR] = "stderr",
+        [_DAEMON_LOG_TARGET_MAX] = NULL,
+};
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024ull)
+#define GIB (1024ull * 1024ull * 1024ull)
+
+#define STR(n, field, desc) \
+        { n, CONFIG_TYPE_STRING, offsetof(daemon_config_t, field), 0, 0, 0, NULL, false, desc }
+#define UINT(n, field, lo, hi, d, desc) \
+        { n, CONFIG_TYPE_UINT, offsetof(daemon_config_t, field), lo, hi, d, NULL, false, desc }
+#define MODE(n, field, d, desc) \
+        { n, CONFIG_TYPE_UINT, offsetof(daemon_config_t, field), 0, 0777, d, NULL, true, desc }
+#define ENUM(n, field, nm, d, desc) \
+        { n, CONFIG_TYPE_ENUM, offsetof(daemon_config_t, field), 0, 0, d, nm, false, desc }
+
+/* Every setting acceld has. Keep docs/usage.md and packaging/acceld.conf in
+ * step (a test loads the packaged file). */
+static const config_entry_t config_table[] = {
+        STR("socket", socket_path,
+            "Path of the listening Unix socket (ignored under socket activation). "
+            "Default: /run/acceld/acceld.sock as root, $XDG_RUNTIME_DIR/acceld.sock otherwise."),
+        STR("state_dir", state_dir,
+            "State directory (created with mode 0750 if missing). "
+            "Default: /var/lib/acceld as root, $XDG_STATE_HOME/acceld or ~/.local/state/acceld otherwise."),
+        MODE("socket_mode", socket_mode, 0660,
+             "Permissions of a socket acceld binds itself."),
+        UINT("max_frame_bytes", max_frame_bytes, 4 * KIB, 1 * GIB, 64 * MIB,
+             "Largest frame payload accepted or sent; a bigger frame is a protocol error."),
+        UINT("max_connections", max_connections, 1, 65536, 1024,
+             "Open connections at once; further clients are accepted and closed."),
+        UINT("max_in_flight", max_in_flight, 1, 4096, 64,
+             "Requests in flight per connection before acceld stops reading from it."),
+        UINT("max_output_bytes", max_output_bytes, 64 * KIB, 4 * GIB, 128 * MIB,
+             "Unsent reply bytes per connection before acceld stops reading from it."),
+        UINT("shutdown_timeout_ms", shutdown_timeout_ms, 0, 600000, 10000,
+             "On SIGTERM, how long in-flight requests may take before connections are cut."),
+        ENUM("log_level", log_level, log_level_names, LOG_INFO,
+             "Lowest priority logged: emerg, alert, crit, err, warning, notice, info, debug."),
+        ENUM("log_target", log_target, log_target_names, DAEMON_LOG_TARGET_AUTO,
+             "auto (the journal when started by systemd, else stderr), journal or stderr."),
+};
+
+static void *entry_ptr(daemon_config_t *c, const config_entry_t *e) {
+        return (char *) c + e->offset;
+}
+
+static const void *entry_cptr(const daemon_config_t *c, const config_entry_t *e) {
+        return (const char *) c + e->offset;
+}
+
+static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...) {
+        va_list ap;
+
+        if (!err || errlen == 0)
+                return;
+        va_start(ap, fmt);
+        (void) vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+}
+
+static const config_entry_t *config_lookup(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(config_table); i++) {
+                const char *a = config_table[i].name, *b = name;
+
+                /* '-' and '_' are the same, so flags and keys share names. */
+                while (*a && *b && (*a == *b || (*a == '_' && *b == '-')))
+                        a++, b++;
+                if (*a == '\0' && *b == '\0')
+                        return &config_table[i];
+        }
+        return NULL;
+}
+
+static int parse_uint(const char *s, uint64_t *ret) {
+        unsigned long long v, mult = 1;
+        char *end;
+
+        while (isspace((unsigned char) *s))
+                s++;
+        if (!isdigit((unsigned char) *s))
+                return -EINVAL;         /* also rejects "-1", which strtoull would wrap */
+        errno = 0;
+        v = strtoull(s, &end, 0);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno != 0 || end == s)
+                return -EINVAL;
+        switch (*end) {
+        case 'K': case 'k': mult = KIB; end++; break;
+        case 'M': case 'm': mult = MIB; end++; break;
+        case 'G': case 'g': mult = GIB; end++; break;
+        default: break;
+        }
+        while (isspace((unsigned char) *end))
+                end++;
+        if (*end != '\0')
+                return -EINVAL;
+        if (v > ULLONG_MAX / mult)
+                return -ERANGE;
+        *ret = v * mult;
+        return 0;
+}
+
+static int parse_enum(const char *const *names, const char *s) {
+        for (int i = 0; names[i]; i++)
+                if (strcasecmp(names[i], s) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+int daemon_log_level_from_string(const char *s) {
+        if (!s)
+                return -EINVAL;
+        if (strcasecmp(s, "error") == 0)
+                return LOG_ERR;
+        if (strcasecmp(s, "warn") == 0)
+                return LOG_WARNING;
+        return parse_enum(log_level_names, s);
+}
+
+const char *daemon_log_level_to_string(int level) {
+        if (level < LOG_EMERG || level > LOG_DEBUG)
+                return "unknown";
+        return log_level_names[level];
+}
+
+void daemon_config_init(daemon_config_t *c) {
+        memset(c, 0, sizeof(*c));
+        for (size_t i = 0; i < ELEMENTSOF(config_table); i++) {
+                const config_entry_t *e = &config_table[i];
+
+                switch (e->type) {
+                case CONFIG_TYPE_STRING:
+                        *(char **) entry_ptr(c, e) = NULL;
+                        break;
+                case CONFIG_TYPE_UINT:
+                        *(uint64_t *) entry_ptr(c, e) = e->def;
+                        break;
+                case CONFIG_TYPE_ENUM:
+                        *(int *) entry_ptr(c, e) = (int) e->def;
+                        break;
+                }
+        }
+}
+
+void daemon_config_done(daemon_config_t *c) {
+        if (!c)
+                return;
+        free(c->socket_path);
+        free(c->state_dir);
+        memset(c, 0, sizeof(*c));
+}
+
+int daemon_config_set(daemon_config_t *c, const char *name, const char *value) {
+        const config_entry_t *e;
+        uint64_t u;
+        int r;
+
+        if (!c || !name || !value)
+                return -EINVAL;
+        e = config_lookup(name);
+        if (!e)
+                return -ENOENT;
+
+        switch (e->type) {
+        case CONFIG_TYPE_STRING: {
+                char *s, **slot = entry_ptr(c, e);
+
+                if (value[0] == '\0')
+                        return -EINVAL;
+                s = strdup(value);
+                if (!s)
+                        return -ENOMEM;
+                free(*slot);
+                *slot = s;
+                return 0;
+        }
+        case CONFIG_TYPE_UINT:
+                r = parse_uint(value, &u);
+                if (r < 0)
+                        return r;
+                if (u < e->min || u > e->max)
+                        return -ERANGE;
+                *(uint64_t *) entry_ptr(c, e) = u;
+                return 0;
+        case CONFIG_TYPE_ENUM:
+                r = e->names == log_level_names ? daemon_log_level_from_string(value)
+                                                : parse_enum(e->names, value);
+                if (r < 0)
+                        return r;
+                *(int *) entry_ptr(c, e) = r;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+typedef struct ini_ctx {
+        daemon_config_t *c;
+        int error;
+        char *err;
+        size_t errlen;
+} ini_ctx_t;
+
+static const char *strerror_config(int r) {
+        switch (r) {
+        case -ENOENT: return "unknown setting";
+        case -ERANGE: return "value out of range";
+        case -EINVAL: return "invalid value";
+        default: return strerror(-r);
+        }
+}
+
+static int ini_cb(void *user, const char *section, const char *name, const char *value) {
+        ini_ctx_t *ctx = user;
+        int r;
+
+        if (ctx->error < 0)
+                return 1;       /* keep the first error; inih reports its line */
+        if (section[0] != '\0' && strcmp(section, "acceld") != 0) {
+                ctx->error = -ENOENT;
+                errf(ctx->err, ctx->errlen, "unknown section [%s]", section);
+                return 0;
+        }
+        if (!value) {
+                ctx->error = -EINVAL;
+                errf(ctx->err, ctx->errlen, "%s: missing value", name);
+                return 0;
+        }
+        r = daemon_config_set(ctx->c, name, value);
+        if (r < 0) {
+                const config_entry_t *e = config_lookup(name);
+
+                ctx->error = r;
+                if (r == -ERANGE && e)
+                        errf(ctx->err, ctx->errlen, "%s = %s: %s (%llu..%llu)", name, value,
+                             strerror_config(r), (unsigned long long) e->min,
+                             (unsigned long long) e->max);
+                else
+                        errf(ctx->err, ctx->errlen, "%s = %s: %s", name, value, strerror_config(r));
+                return 0;
+        }
+        return 1;
+}
+
+static int finish_ini(ini_ctx_t *ctx, int line, int *ret_line) {
+        if (line > 0 && ctx->error == 0) {
+                /* inih's own syntax error, e.g. a line without '=' */
+                ctx->error = -EINVAL;
+                errf(ctx->err, ctx->errlen, "syntax error");
+        }
+        if (ctx->error < 0 && ret_line)
+                *ret_line = line;
+        return ctx->error;
+}
+
+int daemon_config_load_file(daemon_config_t *c, const char *path, int *ret_line,
+                            char *err, size_t errlen) {
+        _cleanup_fclose_ FILE *f = NULL;
+        ini_ctx_t ctx = { .c = c, .err = err, .errlen = errlen };
+        int line;
+
+        if (!c || !path)
+                return -EINVAL;
+        f = fopen(path, "re");
+        if (!f) {
+                int r = -errno;
+
+                errf(err, errlen, "%s", strerror(-r));
+                return r;
+        }
+        line = ini_parse_file(f, ini_cb, &ctx);
+        return finish_ini(&ctx, line, ret_line);
+}
+
+int daemon_config_load_string(daemon_config_t *c, const char *text, int *ret_line,
+                              char *err, size_t errlen) {
+        ini_ctx_t ctx = { .c = c, .err = err, .errlen = errlen };
+        int line;
+
+        if (!c || !text)
+                return -EINVAL;
+        line = ini_parse_string(text, ini_cb, &ctx);
+        return finish_ini(&ctx, line, ret_line);
+}
+
+/* The flag name of "--name" / "--name=value" into buf. */
+static int flag_name(const char *arg, char *buf, size_t len) {
+        const char *eq;
+        size_t n;
+
+        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+                return -EINVAL;
+        eq = strchr(arg + 2, '=');
+        n = eq ? (size_t) (eq - arg - 2) : strlen(arg + 2);
+        if (n + 1 > len)
+                return -EINVAL;
+        memcpy(buf, arg + 2, n);
+        buf[n] = '\0';
+        return 0;
+}
+
+/* The value of argv[*i]: after '=' or the next argument (then *i advances). */
+static int flag_value(int argc, char **argv, int *i, const char **ret) {
+        const char *eq = strchr(argv[*i], '=');
+
+        if (eq) {
+                *ret = eq + 1;
+                return 0;
+        }
+        if (*i + 1 >= argc)
+                return -EINVAL;
+        *ret = argv[++*i];
+        return 0;
+}
+
+static bool is_switch(const char *name) {
+        return strcmp(name, "foreground") == 0 || strcmp(name, "dump-config") == 0 ||
+               strcmp(name, "help") == 0 || strcmp(name, "version") == 0;
+}
+
+int daemon_config_from_args(daemon_config_t *c, daemon_args_t *ret_args, int argc, char **argv,
+                            const char *default_config_path, char *err, size_t errlen) {
+        daemon_args_t args = {};
+        char name[64];
+        const char *value = NULL;
+        int r, line = 0;
+
+        if (!c || !ret_args)
+                return -EINVAL;
+
+        /* Pass 1: switches and --config; anything unknown is rejected before
+         * the config file is even opened. */
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "-h") == 0) {
+                        args.help = true;
+                        continue;
+                }
+                if (flag_name(argv[i], name, sizeof(name)) < 0) {
+                        errf(err, errlen, "unexpected argument '%s'", argv[i]);
+                        return -EINVAL;
+                }
+                if (is_switch(name)) {
+                        if (strchr(argv[i], '=')) {
+                                errf(err, errlen, "option '--%s' takes no value", name);
+                                return -EINVAL;
+                        }
+                        if (strcmp(name, "foreground") == 0)
+                                args.foreground = true;
+                        else if (strcmp(name, "dump-config") == 0)
+                                args.dump_config = true;
+                        else if (strcmp(name, "help") == 0)
+                                args.help = true;
+                        else
+                                args.version = true;
+                        continue;
+                }
+                if (strcmp(name, "config") != 0 && !config_lookup(name)) {
+                        errf(err, errlen, "unknown option '--%s'", name);
+                        return -EINVAL;
+                }
+                if (flag_value(argc, argv, &i, &value) < 0) {
+                        errf(err, errlen, "option '--%s' needs a value", name);
+                        return -EINVAL;
+                }
+                if (strcmp(name, "config") == 0) {
+                        args.config_path = value;
+                        args.config_explicit = true;
+                }
+        }
+
+        if (args.help || args.version) {
+                *ret_args = args;
+                return 0;
+        }
+
+        if (!args.config_explicit && default_config_path && access(default_config_path, F_OK) == 0)
+                args.config_path = default_config_path;
+        if (args.config_path) {
+                char why[200] = "";
+
+                r = daemon_config_load_file(c, args.config_path, &line, why, sizeof(why));
+                if (r < 0) {
+                        if (line > 0)
+                                errf(err, errlen, "%s:%d: %s", args.config_path, line, why);
+                        else
+                                errf(err, errlen, "%s: %s", args.config_path, why);
+                        return r;
+                }
+        }
+
+        /* Pass 2: settings from flags override the file. Pass 1 validated
+         * the shape of every argument. */
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "-h") == 0)
+                        continue;
+                (void) flag_name(argv[i], name, sizeof(name));
+                if (is_switch(name))
+                        continue;
+                (void) flag_value(argc, argv, &i, &value);
+                if (strcmp(name, "config") == 0)
+                        continue;
+                r = daemon_config_set(c, name, value);
+                if (r < 0) {
+                        const config_entry_t *e = config_lookup(name);
+
+                        if (r == -ERANGE && e)
+                                errf(err, errlen, "--%s %s: %s (%llu..%llu)", name, value,
+                                     strerror_config(r), (unsigned long long) e->min,
+                                     (unsigned long long) e->max);
+                        else
+                                errf(err, errlen, "--%s %s: %s", name, value, strerror_config(r));
+                        return r;
+                }
+        }
+
+        *ret_args = args;
+        return 0;
+}
+
+static int join_path(char **ret, const char *a, const char *b) {
+        if (asprintf(ret, "%s/%s", a, b) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int daemon_config_resolve_paths(daemon_config_t *c, uid_t uid) {
+        int r;
+
+        if (!c)
+                return -EINVAL;
+        if (!c->socket_path) {
+                if (uid == 0) {
+                        c->socket_path = strdup("/run/acceld/acceld.sock");
+                        if (!c->socket_path)
+                                return -ENOMEM;
+                } else {
+                        const char *rt = getenv("XDG_RUNTIME_DIR");
+
+                        if (!rt || rt[0] != '/')
+                                return -ENXIO;
+                        r = join_path(&c->socket_path, rt, "acceld.sock");
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (!c->state_dir) {
+                if (uid == 0) {
+                        c->state_dir = strdup("/var/lib/acceld");
+                        if (!c->state_dir)
+                                return -ENOMEM;
+                } else {
+                        const char *st = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+                        if (st && st[0] == '/')
+                                r = join_path(&c->state_dir, st, "acceld");
+                        else if (home && home[0] == '/')
+                                r = join_path(&c->state_dir, home, ".local/state/acceld");
+                        else
+                                r = -ENXIO;
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static void entry_format(const daemon_config_t *c, const config_entry_t *e, char *buf, size_t len) {
+        switch (e->type) {
+        case CONFIG_TYPE_STRING: {
+                const char *s = *(char *const *) entry_cptr(c, e);
+
+                (void) snprintf(buf, len, "%s", s ? s : "");
+                break;
+        }
+        case CONFIG_TYPE_UINT: {
+                unsigned long long v = *(const uint64_t *) entry_cptr(c, e);
+
+                (void) snprintf(buf, len, e->octal ? "0%llo" : "%llu", v);
+                break;
+        }
+        case CONFIG_TYPE_ENUM:
+                (void) snprintf(buf, len, "%s", e->names[*(const int *) entry_cptr(c, e)]);
+                break;
+        }
+}
+
+void daemon_config_print_help(FILE *f, const char *argv0) {
+        daemon_config_t defaults;
+
+        daemon_config_init(&defaults);
+        fprintf(f,
+                "Usage: %s [OPTION]...\n"
+                "The acceld on-device inference service.\n\n"
+                "  --config FILE         read settings from FILE (default %s if present)\n"
+                "  --foreground          accepted for compatibility; acceld never forks\n"
+                "  --dump-config         print the effective settings as a config file and exit\n"
+                "  -h, --help            show this help\n"
+                "  --version             show the version\n\n"
+                "Settings (also valid as config-file keys, with '_' for '-'):\n",
+                argv0, ACCELD_SYSCONF_PATH);
+        for (size_t i = 0; i < ELEMENTSOF(config_table); i++) {
+                const config_entry_t *e = &config_table[i];
+                char flag[64], def[64];
+                size_t j;
+
+                for (j = 0; e->name[j] && j + 1 < sizeof(flag); j++)
+                        flag[j] = e->name[j] == '_' ? '-' : e->name[j];
+                flag[j] = '\0';
+                entry_format(&defaults, e, def, sizeof(def));
+                fprintf(f, "  --%s VALUE\n      %s%s%s%s\n", flag, e->description,
+                        def[0] ? " [" : "", def, def[0] ? "]" : "");
+        }
+        daemon_config_done(&defaults);
+}
+
+void daemon_config_dump(const daemon_config_t *c, FILE *f) {
+        fprintf(f, "# acceld configuration; every key and its bounds: acceld --help\n[acceld]\n");
+        for (size_t i = 0; i < ELEMENTSOF(config_table); i++) {
+                const config_entry_t *e = &config_table[i];
+                char v[PATH_MAX + 16];
+
+                entry_format(c, e, v, sizeof(v));
+                fprintf(f, "\n# %s\n", e->description);
+                if (e->type == CONFIG_TYPE_UINT && !e->octal)
+                        fprintf(f, "# Range: %llu..%llu\n", (unsigned long long) e->min,
+                                (unsigned long long) e->max);
+                if (v[0] == '\0')
+                        fprintf(f, "#%s =\n", e->name);
+                else
+                        fprintf(f, "%s = %s\n", e->name, v);
+        }
+}

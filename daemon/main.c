@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* acceld: the on-device inference service. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "cleanup.h"
+#include "config.h"
+#include "daemon-config.h"
+#include "handlers.h"
+#include "log.h"
+#include "notify.h"
+#include "server.h"
+
+typedef struct acceld {
+        uv_loop_t loop;
+        daemon_config_t config;
+        daemon_server_t server;
+        daemon_notify_t notify;
+        uv_signal_t sig_term, sig_int;
+        bool signals_open;
+} acceld_t;
+
+/* mkdir -p: parents 0755, the directory itself 0750. An existing
+ * directory keeps its mode (systemd's StateDirectory= owns it then). */
+static int state_dir_create(const char *path) {
+        _cleanup_free_ char *p = strdup(path);
+        struct stat st;
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/')
+                        continue;
+                *s = '\0';
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *s = '/';
+        }
+        if (mkdir(p, 0750) < 0 && errno != EEXIST)
+                return -errno;
+        if (stat(p, &st) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        return 0;
+}
+
+static void on_drained(daemon_server_t *s) {
+        acceld_t *a = (acceld_t *) ((char *) s - offsetof(acceld_t, server));
+
+        log_info("all connections closed, exiting");
+        daemon_notify_stop(&a->notify);
+        if (a->signals_open) {
+                a->signals_open = false;
+                uv_close((uv_handle_t *) &a->sig_term, NULL);
+                uv_close((uv_handle_t *) &a->sig_int, NULL);
+        }
+}
+
+static void on_signal(uv_signal_t *h, int signum) {
+        acceld_t *a = h->data;
+
+        if (a->server.stopping) {
+                log_notice("%s again while draining; still waiting for in-flight requests",
+                           strsignal(signum));
+                return;
+        }
+        log_info("%s: stopping, draining %u connection(s)", strsignal(signum), a->server.n_conns);
+        daemon_notify_stopping("Shutting down");
+        daemon_server_shutdown(&a->server, on_drained);
+}
+
+static int run(acceld_t *a) {
+        int r;
+
+        r = uv_loop_init(&a->loop);
+        if (r < 0)
+                return log_error_errno(r, "uv_loop_init failed");
+
+        daemon_server_init(&a->server, &a->loop, &a->config);
+        r = daemon_server_listen(&a->server);
+        if (r < 0) {
+                (void) log_error_errno(r, "cannot listen on %s",
+                                       a->config.socket_path ? a->config.socket_path : "(none)");
+                goto out;
+        }
+
+        a->sig_term.data = a->sig_int.data = a;
+        if ((r = uv_signal_init(&a->loop, &a->sig_term)) < 0 ||
+            (r = uv_signal_init(&a->loop, &a->sig_int)) < 0) {
+                (void) log_error_errno(r, "uv_signal_init failed");
+                goto out;
+        }
+        a->signals_open = true;
+        if ((r = uv_signal_start(&a->sig_term, on_signal, SIGTERM)) < 0 ||
+            (r = uv_signal_start(&a->sig_int, on_signal, SIGINT)) < 0) {
+                (void) log_error_errno(r, "uv_signal_start failed");
+                goto out;
+        }
+
+        r = daemon_notify_start(&a->notify, &a->loop);
+        if (r < 0) {
+                (void) log_error_errno(r, "cannot start the watchdog timer");
+                goto out;
+        }
+
+        log_full(LOG_INFO,
+                 DLOG_FIELDS(a->server.activated ? "SOCKET_ACTIVATED=1" : "SOCKET_ACTIVATED=0"),
+                 "acceld %s listening on %s%s (state in %s)", ACCELD_VERSION, a->server.socket_path,
+                 a->server.activated ? " (socket activation)" : "", a->config.state_dir);
+        {
+                char status[512];
+
+                (void) snprintf(status, sizeof(status), "Listening on %s", a->server.socket_path);
+                daemon_notify_ready(status);
+        }
+
+        r = uv_run(&a->loop, UV_RUN_DEFAULT);
+        (void) r;
+        r = 0;
+out:
+        if (r < 0) {
+                /* Failed start: close whatever is open and let the loop settle. */
+                daemon_server_shutdown(&a->server, NULL);
+                on_drained(&a->server);
+                (void) uv_run(&a->loop, UV_RUN_DEFAULT);
+        }
+        daemon_server_done(&a->server);
+        if (uv_loop_close(&a->loop) == UV_EBUSY)
+                log_warning("handles left open at exit");
+        return r;
+}
+
+int main(int argc, char **argv) {
+        acceld_t a = {};
+        daemon_args_t args;
+        char err[512] = "";
+        int r;
+
+        daemon_config_init(&a.config);
+        r = daemon_config_from_args(&a.config, &args, argc, argv, ACCELD_SYSCONF_PATH, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "acceld: %s\n", err);
+                if (r == -EINVAL && strstr(err, "option"))
+                        fprintf(stderr, "Try 'acceld --help'.\n");
+                daemon_config_done(&a.config);
+                return 2;
+        }
+        if (args.help) {
+                daemon_config_print_help(stdout, "acceld");
+                daemon_config_done(&a.config);
+                return 0;
+        }
+        if (args.version) {
+                printf("acceld %s (protocol %d)\n", ACCELD_VERSION, ACCELD_PROTOCOL_VERSION);
+                daemon_config_done(&a.config);
+                return 0;
+        }
+        daemon_log_setup(a.config.log_target, a.config.log_level);
+
+        r = daemon_config_resolve_paths(&a.config, geteuid());
+        if (r < 0) {
+                (void) log_error_errno(r, "cannot derive default paths (set XDG_RUNTIME_DIR and HOME, "
+                                          "or pass --socket and --state-dir)");
+                daemon_config_done(&a.config);
+                return 1;
+        }
+        if (args.dump_config) {
+                daemon_config_dump(&a.config, stdout);
+                daemon_config_done(&a.config);
+                return 0;
+        }
+        if (args.config_path)
+                log_debug("configuration read from %s", args.config_path);
+
+        r = state_dir_create(a.config.state_dir);
+        if (r < 0) {
+                (void) log_error_errno(r, "cannot create state directory %s", a.config.state_dir);
+                daemon_config_done(&a.config);
+                return 1;
+        }
+        (void) daemon_caps_init();
+        (void) signal(SIGPIPE, SIG_IGN);
+
+        r = run(&a);
+        daemon_config_done(&a.config);
+        return r < 0 ? 1 : 0;
+}
