@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Opening the database: pragmas, and the schema as an ordered list of
+ * forward migrations keyed by PRAGMA user_version. A step never changes
+ * once released; a new schema is a new step appended at the end.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "storage-internal.h"
+
+/* Version 1: the initial tables. */
+static const char schema_v1[] =
+        "CREATE TABLE models ("
+        "  sha256 TEXT PRIMARY KEY NOT NULL CHECK (length(sha256) = 64),"
+        "  name TEXT UNIQUE,"
+        "  size INTEGER NOT NULL,"
+        "  path TEXT NOT NULL,"
+        "  added_at INTEGER NOT NULL,"
+        "  last_used_at INTEGER NOT NULL);"
+        "CREATE TABLE benchmark_events ("
+        "  id INTEGER PRIMARY KEY,"
+        "  model_sha256 TEXT NOT NULL,"
+        "  settings_key TEXT NOT NULL,"
+        "  event_type INTEGER NOT NULL,"
+        "  boottime_us INTEGER NOT NULL,"
+        "  wallclock_us INTEGER NOT NULL,"
+        "  ok INTEGER,"
+        "  blob BLOB NOT NULL);"
+        "CREATE INDEX benchmark_events_model_settings ON benchmark_events (model_sha256, settings_key);"
+        "CREATE INDEX benchmark_events_type ON benchmark_events (event_type);"
+        "CREATE TABLE decisions ("
+        "  model_sha256 TEXT NOT NULL,"
+        "  preference INTEGER NOT NULL,"
+        "  settings_key TEXT NOT NULL,"
+        "  settings BLOB NOT NULL,"
+        "  reason TEXT NOT NULL,"
+        "  driver_versions TEXT NOT NULL,"
+        "  decided_at INTEGER NOT NULL,"
+        "  PRIMARY KEY (model_sha256, preference));"
+        "CREATE TABLE compile_cache ("
+        "  token TEXT PRIMARY KEY NOT NULL,"
+        "  model_sha256 TEXT NOT NULL,"
+        "  settings_key TEXT NOT NULL,"
+        "  driver TEXT NOT NULL,"
+        "  driver_version TEXT NOT NULL,"
+        "  path TEXT NOT NULL,"
+        "  size INTEGER NOT NULL,"
+        "  checksum TEXT NOT NULL,"
+        "  created_at INTEGER NOT NULL);"
+        "CREATE INDEX compile_cache_model ON compile_cache (model_sha256);";
+
+/* Version 2: the median inference time and the driver version of each
+ * event become columns (selection and crash counting query them), and
+ * time-range listing gets its index. */
+static const char schema_v2[] =
+        "ALTER TABLE benchmark_events ADD COLUMN median_inference_us INTEGER;"
+        "ALTER TABLE benchmark_events ADD COLUMN driver_version TEXT;"
+        "CREATE INDEX benchmark_events_wallclock ON benchmark_events (wallclock_us);";
+
+/* v1 rows carry their inference times only inside the blob. */
+static int backfill_median(store_db_t *db) {
+        _cleanup_stmt_ sqlite3_stmt *sel = NULL, *upd = NULL;
+        int r = store__prepare(db, "SELECT id, blob FROM benchmark_events WHERE event_type = 2", &sel);
+        if (r < 0)
+                return r;
+        r = store__prepare(db, "UPDATE benchmark_events SET median_inference_us = ?2 WHERE id = ?1", &upd);
+        if (r < 0)
+                return r;
+        int rc;
+        while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+                store_event_columns_t c;
+                r = store_event_columns_decode(sqlite3_column_blob(sel, 1), (size_t) sqlite3_column_bytes(sel, 1), &c);
+                if (r == -EBADMSG)
+                        continue; /* an undecodable old row keeps a NULL median */
+                if (r < 0)
+                        return r;
+                int64_t median = c.median_inference_us;
+                store_event_columns_done(&c);
+                if (median < 0)
+                        continue;
+                (void) sqlite3_reset(upd);
+                (void) sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
+                (void) sqlite3_bind_int64(upd, 2, median);
+                r = store__errno(sqlite3_step(upd));
+                if (r < 0)
+                        return r;
+        }
+        return store__errno(rc);
+}
+
+static const struct migration {
+        int version;
+        const char *sql;
+        int (*fixup)(store_db_t *db); /* data changes SQL alone cannot do */
+} migrations[] = {
+        { 1, schema_v1, NULL },
+        { 2, schema_v2, backfill_median },
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+__attribute__((format(printf, 4, 5)))
+static int fail(int r, char *err, size_t err_size, const char *fmt, ...) {
+        if (err && err_size) {
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(err, err_size, fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+static int read_version(store_db_t *db) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db, "PRAGMA user_version", &s);
+        if (r < 0)
+                return r;
+        int rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+                return rc == SQLITE_DONE ? -EIO : store__errno(rc);
+        return sqlite3_column_int(s, 0);
+}
+
+int store_db_schema_version(store_db_t *db) {
+        if (!db)
+                return -EINVAL;
+        return read_version(db);
+}
+
+const char *store_db_state_dir(store_db_t *db) {
+        return db ? db->state_dir : NULL;
+}
+
+static int migrate(store_db_t *db, char *err, size_t err_size) {
+        int v = read_version(db);
+        if (v < 0)
+                return fail(v, err, err_size, "cannot read the schema version: %s", sqlite3_errmsg(db->db));
+        if (v > STORE_SCHEMA_VERSION)
+                return fail(-EPROTONOSUPPORT, err, err_size,
+                            "database schema version %d is newer than this acceld supports (%d)",
+                            v, STORE_SCHEMA_VERSION);
+
+        for (size_t i = 0; i < ELEMENTSOF(migrations); i++) {
+                const struct migration *m = &migrations[i];
+                if (m->version <= v)
+                        continue;
+                int r = store__begin(db);
+                if (r < 0)
+                        return fail(r, err, err_size, "cannot lock the database: %s", sqlite3_errmsg(db->db));
+                /* Another process may have migrated while we waited for the lock. */
+                int now = read_version(db);
+                if (now < 0 || now >= m->version) {
+                        store__rollback(db);
+                        if (now < 0)
+                                return fail(now, err, err_size, "cannot read the schema version");
+                        v = now;
+                        continue;
+                }
+                r = store__exec(db->db, m->sql);
+                if (r == 0 && m->fixup)
+                        r = m->fixup(db);
+                if (r == 0) {
+                        char pragma[64];
+                        snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+                        r = store__exec(db->db, pragma);
+                }
+                if (r == 0)
+                        r = store__commit(db);
+                if (r < 0) {
+                        int saved = r;
+                        (void) fail(r, err, err_size, "migration to schema version %d failed: %s",
+                                    m->version, sqlite3_errmsg(db->db));
+                        store__rollback(db);
+                        return saved;
+                }
+                v = m->version;
+        }
+        return 0;
+}
+
+static int make_dir(const char *path) {
+        if (mkdir(path, 0750) < 0 && errno != EEXIST)
+                return -errno;
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return -errno;
+        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+store_db_t *store_db_close(store_db_t *db) {
+        if (!db)
+                return NULL;
+        /* close_v2 so that a statement leaked by a bug cannot keep the
+         * handle (and its file descriptors) alive forever. */
+        (void) sqlite3_close_v2(db->db);
+        free(db->state_dir);
+        free(db->models_dir);
+        free(db->cache_dir);
+        free(db);
+        return NULL;
+}
+
+DEFINE_POINTER_CLEANUP(store_db_t, store_db_close)
+
+int store_db_open(const char *state_dir, store_db_t **ret, char *err, size_t err_size) {
+        if (!state_dir || !*state_dir || !ret)
+                return fail(-EINVAL, err, err_size, "no state directory given");
+
+        struct stat st;
+        if (stat(state_dir, &st) < 0)
+                return fail(-errno, err, err_size, "state directory %s: %s", state_dir, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return fail(-ENOTDIR, err, err_size, "state directory %s is not a directory", state_dir);
+
+        _cleanup_(store_db_closep) store_db_t *db = calloc(1, sizeof(*db));
+        if (!db)
+                return -ENOMEM;
+        db->state_dir = strdup(state_dir);
+        db->models_dir = store__path_join(state_dir, "models");
+        db->cache_dir = store__path_join(state_dir, "cache");
+        _cleanup_free_ char *path = store__path_join(state_dir, "acceld.db");
+        if (!db->state_dir || !db->models_dir || !db->cache_dir || !path)
+                return -ENOMEM;
+
+        int r = make_dir(db->models_dir);
+        if (r == 0)
+                r = make_dir(db->cache_dir);
+        if (r < 0)
+                return fail(r, err, err_size, "cannot create the store folders in %s: %s", state_dir, strerror(-r));
+
+        /* NOMUTEX: one thread owns the handle (the storage thread). */
+        int rc = sqlite3_open_v2(path, &db->db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK)
+                return fail(store__errno(rc), err, err_size, "cannot open %s: %s", path,
+                            db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc));
+        (void) sqlite3_extended_result_codes(db->db, 1);
+        (void) sqlite3_busy_timeout(db->db, 5000);
+
+        /* WAL: readers never block the writer, and a commit is one append.
+         * synchronous=FULL: the WAL is fsynced at every commit, so a
+         * committed (acknowledged) event survives power loss, not only a
+         * crash of the daemon. See docs/storage.md. */
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        r = store__prepare(db, "PRAGMA journal_mode = WAL", &s);
+        if (r == 0) {
+                rc = sqlite3_step(s);
+                const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+                if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                        r = store__errno(rc);
+                else if (!mode || strcmp((const char *) mode, "wal") != 0)
+                        r = -EIO;
+        }
+        if (r < 0)
+                return fail(r, err, err_size, "cannot switch %s to WAL mode: %s", path, sqlite3_errmsg(db->db));
+        sqlite3_finalize(TAKE_PTR(s));
+
+        r = store__exec(db->db, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+        if (r < 0)
+                return fail(r, err, err_size, "cannot set pragmas on %s: %s", path, sqlite3_errmsg(db->db));
+
+        r = migrate(db, err, err_size);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(db);
+        return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Decisions: the chosen settings per model and ExecutionPreference, with
+ * the reason and the driver versions they were chosen under. */
+#include <errno.h>
+#include <string.h>
+
+#include "storage-internal.h"
+
+void store_decision_done(store_decision_t *d) {
+        if (!d)
+                return;
+        free(d->settings_key);
+        free(d->settings);
+        free(d->reason);
+        free(d->driver_versions);
+        *d = (store_decision_t) { 0 };
+}
+
+int store_decision_put(store_db_t *db, const store_decision_t *d) {
+        if (!db || !d || !store_sha256_hex_valid(d->model_sha256) || !d->settings_key || d->preference < 0 ||
+            (!d->settings && d->settings_size > 0))
+                return -EINVAL;
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db,
+                               "INSERT OR REPLACE INTO decisions (model_sha256, preference, settings_key, "
+                               "settings, reason, driver_versions, decided_at) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, d->model_sha256);
+        (void) sqlite3_bind_int(s, 2, d->preference);
+        (void) store__bind_text(s, 3, d->settings_key);
+        /* A NULL pointer would bind SQL NULL; empty settings are a zero-length blob. */
+        if (d->settings_size > 0)
+                (void) sqlite3_bind_blob64(s, 4, d->settings, d->settings_size, SQLITE_STATIC);
+        else
+                (void) sqlite3_bind_zeroblob(s, 4, 0);
+        (void) store__bind_text(s, 5, d->reason ? d->reason : "");
+        (void) store__bind_text(s, 6, d->driver_versions ? d->driver_versions : "");
+        (void) sqlite3_bind_int64(s, 7, d->decided_at_us ? d->decided_at_us : store__now_us());
+        return store__errno(sqlite3_step(s));
+}
+
+int store_decision_get(store_db_t *db, const char *model_sha256, int preference, store_decision_t *ret) {
+        if (!db || !store_sha256_hex_valid(model_sha256) || preference < 0 || !ret)
+                return -EINVAL;
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db,
+                               "SELECT settings_key, settings, reason, driver_versions, decided_at "
+                               "FROM decisions WHERE model_sha256 = ?1 AND preference = ?2", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, model_sha256);
+        (void) sqlite3_bind_int(s, 2, preference);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE)
+                return -ENOENT;
+        if (rc != SQLITE_ROW)
+                return store__errno(rc);
+
+        bool ok = true;
+        store_decision_t d = { .preference = preference };
+        memcpy(d.model_sha256, model_sha256, STORE_SHA256_HEX_SIZE);
+        d.settings_key = store__column_strdup(s, 0, &ok);
+        int n = sqlite3_column_bytes(s, 1);
+        if (n > 0) {
+                d.settings = malloc((size_t) n);
+                if (d.settings) {
+                        memcpy(d.settings, sqlite3_column_blob(s, 1), (size_t) n);
+                        d.settings_size = (size_t) n;
+                } else
+                        ok = false;
+        }
+        d.reason = store__column_strdup(s, 2, &ok);
+        d.driver_versions = store__column_strdup(s, 3, &ok);
+        d.decided_at_us = sqlite3_column_int64(s, 4);
+        if (!ok || !d.settings_key || !d.reason || !d.driver_versions) {
+                store_decision_done(&d);
+                return -ENOMEM;
+        }
+        *ret = d;
+        return 0;
+}
+
+int store_decision_delete(store_db_t *db, const char *model_sha256, int preference) {
+        if (!db || !store_sha256_hex_valid(model_sha256))
+                return -EINVAL;
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db, "DELETE FROM decisions WHERE model_sha256 = ?1 AND (?2 < 0 OR preference = ?2)", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, model_sha256);
+        (void) sqlite3_bind_int(s, 2, preference);
+        r = store__errno(sqlite3_step(s));
+        return r < 0 ? r : sqlite3_changes(db->db);
+}
+
+int store_decision_invalidate(store_db_t *db, const char *driver_versions) {
+        if (!db || !driver_versions)
+                return -EINVAL;
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db, "DELETE FROM decisions WHERE driver_versions <> ?1", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, driver_versions);
+        r = store__errno(sqlite3_step(s));
+        return r < 0 ? r : sqlite3_changes(db->db);
+}
