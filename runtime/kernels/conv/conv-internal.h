@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Shared pieces of the conv kernel family (not part of any public API):
+ * per-node state, TFLite's convolution requantization setup and the
+ * on-the-fly input quantization of the hybrid (dynamic-range) paths.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "kutil.h"
+#include "conv/conv.h"
+
+/* Which arithmetic a node runs; decided in prepare. */
+typedef enum rt_conv_kind {
+        RT_CONV_FLOAT = 0,
+        RT_CONV_UINT8,     /* uint8 activations and weights, per-tensor */
+        RT_CONV_INT8,      /* int8 activations, int8 weights (per-channel or per-tensor) */
+        RT_CONV_INT16,     /* int16 activations, int8 weights, int64 bias */
+        RT_CONV_HYBRID,    /* float activations, int8 weights, per-tensor scale */
+        RT_CONV_HYBRID_PC, /* float activations, int8 weights, per-channel scales */
+} rt_conv_kind_t;
+
+/* Per-node state made by rt_conv__data_init(); arrays are (re)sized by
+ * prepare and freed by rt_conv__data_free(). */
+typedef struct rt_conv_data {
+        rt_conv_kind_t kind;
+        int32_t n_channels;
+        int32_t *multiplier;  /* per output channel (int8/int16 paths) */
+        int *shift;           /* TFLite exponent: > 0 shifts left */
+        int32_t out_multiplier; /* per-tensor (uint8 path) */
+        int out_shift;
+        int32_t act_min;
+        int32_t act_max;
+        float f_min;
+        float f_max;
+        int32_t pad_h;
+        int32_t pad_w;
+        int32_t scratch[4];   /* ids from rt_ctx request_scratch */
+        bool dynamic_output;  /* TRANSPOSE_CONV with a non-constant output_shape */
+        /* Requantize with rt_conv__mul_ruy instead of TFLite's
+         * MultiplyByQuantizedMultiplier: TFLite 2.9 runs its GEMM-based
+         * quantized kernels (CONV_2D, FULLY_CONNECTED, BATCH_MATMUL) through
+         * ruy, and its uint8 DEPTHWISE_CONV_2D rounds the same way
+         * (DepthwiseConvOutputRounding::kUpward). */
+        bool ruy_rounding;
+} rt_conv_data_t;
+
+int rt_conv__data_init(rt_context_t *ctx, rt_node_t *node, void **ret_data);
+void rt_conv__data_free(rt_context_t *ctx, void *data);
+
+/* Fail with -ENOTSUP and a message naming the types. */
+int rt_conv__unsupported(rt_context_t *ctx, const char *op, const rt_tensor_t *input,
+                         const rt_tensor_t *weights, const rt_tensor_t *output);
+
+/*
+ * TFLite's PopulateConvolutionQuantizationParams: per-channel multipliers for
+ * `channels` output channels (weights quantized per-tensor or per-channel
+ * along `axis`), the per-tensor multiplier of the legacy uint8 path, and the
+ * quantized activation range of `output`. -EINVAL (with a message) when the
+ * quantization parameters are missing or inconsistent.
+ */
+int rt_conv__quant_setup(rt_context_t *ctx, rt_conv_data_t *d, const rt_tensor_t *input,
+                         const rt_tensor_t *weights, const rt_tensor_t *output,
+                         rt_activation_t act, int32_t channels, int32_t axis);
+
+/* Check the weight quantization of a hybrid node (scales present: 1 or
+ * `channels` of them along `axis`); sets d->kind to HYBRID or HYBRID_PC the
+ * way TFLite decides (per-channel only if the scales differ). */
+int rt_conv__hybrid_setup(rt_context_t *ctx, rt_conv_data_t *d, const rt_tensor_t *weights,
+                          int32_t channels, int32_t axis, bool per_channel_allowed);
+
+/* Scale of weight channel c (per-tensor scale when not per-channel). */
+static inline float rt_conv__wscale(const rt_tensor_t *w, int32_t c) {
+        return w->quant.n > 1 ? w->quant.scale[c] : w->scale;
+}
+
+/* TFLite SymmetricQuantizeFloats: int8 in [-127, 127], scale = range / 127. */
+void rt_conv__quantize_symmetric(const float *x, size_t n, int8_t *ret_q, float *ret_scale);
+/* TFLite AsymmetricQuantizeFloats: int8 with a nudged zero point. */
+void rt_conv__quantize_asymmetric(const float *x, size_t n, int8_t *ret_q, float *ret_scale,
+                                  int32_t *ret_offset);
+
+/* TFLite ApplyActivationToVector for one value (hybrid FULLY_CONNECTED). */
+float rt_conv__activate(float x, rt_activation_t act);
+
+/* Bias element c as int64 (int32 or int64 bias), 0 when absent. */
+static inline int64_t rt_conv__bias_i(const rt_tensor_t *bias, int32_t c) {
+        if (!bias)
+                return 0;
+        if (bias->type == RT_TYPE_INT64)
+                return ((const int64_t *) bias->data)[c];
+        return ((const int32_t *) bias->data)[c];
+}
+
+static inline float rt_conv__bias_f(const rt_tensor_t *bias, int32_t c) {
+        return bias ? ((const float *) bias->data)[c] : 0.0f;
+}
+
+/*
+ * ruy's requantization: the product with the Q31 multiplier is rounded half
+ * up to 32 bits (as in TFLite's SaturatingRoundingDoublingHighMul), then the
+ * right shift rounds half up, where TFLite's RoundingDivideByPOT rounds half
+ * away from zero; the two differ on negative ties. Verified against the
+ * TFLite 2.9 goldens (tf2_mobilenet_v2 int8, mobilenet_v2 uint8, dtln).
+ */
+static inline int32_t rt_conv__mul_ruy(int32_t x, int32_t multiplier, int shift) {
+        const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+        const int64_t p = (int64_t) (int32_t) ((uint32_t) x << left) * multiplier;
+        const int32_t hi = (int32_t) ((p + ((int64_t) 1 << 30)) >> 31);
+        if (right == 0)
+                return hi;
+        return (int32_t) (((int64_t) hi + ((int64_t) 1 << (right - 1))) >> right);
+}
+
+/* Requantize an accumulator of output channel c and clamp (int8/uint8/int16). */
+static inline int32_t rt_conv__requant(const rt_conv_data_t *d, int64_t acc, int32_t c,
+                                       int32_t out_zp) {
+        int32_t v;
+        if (d->kind == RT_CONV_INT16) {
+                v = ku_mul_by_qmul64(acc, d->multiplier[c], d->shift[c]);
+        } else {
+                /* The legacy uint8 path requantizes per tensor. */
+                const bool pt = d->kind == RT_CONV_UINT8;
+                const int32_t m = pt ? d->out_multiplier : d->multiplier[c];
+                const int s = pt ? d->out_shift : d->shift[c];
+                v = d->ruy_rounding ? rt_conv__mul_ruy((int32_t) acc, m, s) :
+                                      ku_mul_by_qmul((int32_t) acc, m, s);
+        }
+        v += out_zp;
+        return KU_CLAMP(v, d->act_min, d->act_max);
+}
+
+/* Store v (already in range) as output element i. */
+static inline void rt_conv__store(rt_tensor_t *out, size_t i, int32_t v) {
+        switch (out->type) {
+        case RT_TYPE_UINT8:
+                ((uint8_t *) out->data)[i] = (uint8_t) v;
+                break;
+        case RT_TYPE_INT8:
+                ((int8_t *) out->data)[i] = (int8_t) v;
+                break;
+        default:
+                ((int16_t *) out->data)[i] = (int16_t) v;
+                break;
+        }
+}
+
+/* Load element i of an integer tensor (uint8/int8/int16/int32). */
+static inline int32_t rt_conv__load(const rt_tensor_t *t, size_t i) {
+        switch (t->type) {
+        case RT_TYPE_UINT8:
+                return ((const uint8_t *) t->data)[i];
+        case RT_TYPE_INT8:
+                return ((const int8_t *) t->data)[i];
+        case RT_TYPE_INT16:
+                return ((const int16_t *) t->data)[i];
+        default:
+                return ((const int32_t *) t->data)[i];
+        }
+}
+
+/* Check that a tensor has data (inputs must be allocated before invoke). */
+static inline bool rt_conv__has_data(const rt_tensor_t *t) {
+        return t && t->data;
+}
+
+/* Strides and dilations must be positive. */
+int rt_conv__check_geometry(rt_context_t *ctx, int32_t stride_w, int32_t stride_h,
+                            int32_t dilation_w, int32_t dilation_h);

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* CONV_2D: TFLite conv.cc (float, uint8, int8 per-channel, 16x8, hybrid). */
+#include <string.h>
+
+#include "conv-internal.h"
+
+static int conv_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
+        rt_conv_params_t *p = ret_params;
+        fbt_table_t o = node->options;
+        p->padding = (rt_padding_t) fbt_i8(o, 0, 0);
+        p->stride_w = fbt_i32(o, 1, 0);
+        p->stride_h = fbt_i32(o, 2, 0);
+        p->activation = (rt_activation_t) fbt_i8(o, 3, 0);
+        p->dilation_w = fbt_i32(o, 4, 1);
+        p->dilation_h = fbt_i32(o, 5, 1);
+        if (p->padding != RT_PADDING_SAME && p->padding != RT_PADDING_VALID)
+                return rt_ctx_error(ctx, "CONV_2D: unknown padding %d", (int) p->padding);
+        if ((unsigned) p->activation >= _RT_ACT_MAX)
+                return rt_ctx_error(ctx, "CONV_2D: unknown fused activation %d", (int) p->activation);
+        return 0;
+}
+
+/* Geometry shared by every path. */
+typedef struct geom {
+        int32_t n, h, w, c;      /* input */
+        int32_t oc, kh, kw;      /* filter */
+        int32_t oh, ow;          /* output */
+        int32_t sh, sw, dh, dw, ph, pw;
+} geom_t;
+
+static void geom_get(geom_t *g, const rt_conv_params_t *p, const rt_conv_data_t *d,
+                     const rt_tensor_t *in, const rt_tensor_t *w, const rt_tensor_t *out) {
+        g->n = in->dims[0];
+        g->h = in->dims[1];
+        g->w = in->dims[2];
+        g->c = in->dims[3];
+        g->oc = w->dims[0];
+        g->kh = w->dims[1];
+        g->kw = w->dims[2];
+        g->oh = out->dims[1];
+        g->ow = out->dims[2];
+        g->sh = p->stride_h;
+        g->sw = p->stride_w;
+        g->dh = p->dilation_h;
+        g->dw = p->dilation_w;
+        g->ph = d->pad_h;
+        g->pw = d->pad_w;
+}
+
+static int conv_prepare(rt_context_t *ctx, rt_node_t *node) {
+        const rt_conv_params_t *p = node->params;
+        rt_conv_data_t *d = node->user_data;
+        if (!p || !d)
+                return rt_ctx_error(ctx, "CONV_2D: node has no params or state");
+        if (node->n_inputs < 2 || node->n_inputs > 3 || node->n_outputs != 1)
+                return rt_ctx_error(ctx, "CONV_2D: expected 2 or 3 inputs and 1 output, got %d and %d",
+                                    node->n_inputs, node->n_outputs);
+        rt_tensor_t *in = rt_node_input(ctx, node, 0);
+        rt_tensor_t *w = rt_node_input(ctx, node, 1);
+        rt_tensor_t *bias = rt_node_input(ctx, node, 2);
+        rt_tensor_t *out = rt_node_output(ctx, node, 0);
+        if (!in || !w || !out)
+                return rt_ctx_error(ctx, "CONV_2D: input, filter and output are required");
+        if (in->rank != 4 || w->rank != 4)
+                return rt_ctx_error(ctx, "CONV_2D: input and filter must be 4-D (got rank %d and %d)",
+                                    in->rank, w->rank);
+        if (in->dims[3] != w->dims[3])
+                return rt_ctx_error(ctx, "CONV_2D: input has %d channels, filter expects %d",
+                                    in->dims[3], w->dims[3]);
+        int r = rt_conv__check_geometry(ctx, p->stride_w, p->stride_h, p->dilation_w, p->dilation_h);
+        if (r < 0)
+                return r;
+        if (p->padding != RT_PADDING_SAME && p->padding != RT_PADDING_VALID)
+                return rt_ctx_error(ctx, "CONV_2D: unknown padding %d", (int) p->padding);
+        const int32_t oc = w->dims[0];
+        if (bias && (int32_t) rt_tensor_count(bias) != oc)
+                return rt_ctx_error(ctx, "CONV_2D: bias has %zu elements for %d output channels",
+                                    rt_tensor_count(bias), oc);
+
+        rt_type_t want_bias;
+        switch (in->type) {
+        case RT_TYPE_FLOAT32:
+                if (out->type != RT_TYPE_FLOAT32)
+                        return rt_conv__unsupported(ctx, "CONV_2D", in, w, out);
+                if (w->type == RT_TYPE_FLOAT32)
+                        d->kind = RT_CONV_FLOAT;
+                else if (w->type == RT_TYPE_INT8)
+                        d->kind = RT_CONV_HYBRID;
+                else
+                        return rt_conv__unsupported(ctx, "CONV_2D", in, w, out);
+                want_bias = RT_TYPE_FLOAT32;
+                break;
+        case RT_TYPE_UINT8:
+                if (w->type != RT_TYPE_UINT8 || out->type != RT_TYPE_UINT8)
+                        return rt_conv__unsupported(ctx, "CONV_2D", in, w, out);
+                d->kind = RT_CONV_UINT8;
+                want_bias = RT_TYPE_INT32;
+                break;
+        case RT_TYPE_INT8:
+                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT8)
+                        return rt_conv__unsupported(ctx, "CONV_2D", in, w, out);
+                d->kind = RT_CONV_INT8;
+                want_bias = RT_TYPE_INT32;
+                break;
+        case RT_TYPE_INT16:
+                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT16)
+                        return rt_conv__unsupported(ctx, "CONV_2D", in, w, out);
+                d->kind = RT_CONV_INT16;
+                want_bias = RT_TYPE_INT64;
+                break;
+        default:
+                return rt_conv__unsupported(ctx, "CONV_2D", in, w, out);
+        }
+        if (bias && bias->type != want_bias &&
+            !(d->kind == RT_CONV_INT16 && bias->type == RT_TYPE_INT32))
+                return rt_ctx_error(ctx, "CONV_2D: bias must be %s for %s input, got %s",
+                                    rt_type_name(want_bias), rt_type_name(in->type),
+                                    rt_type_name(bias->type));
+
+        const int32_t oh = ku_out_size(p->padding, in->dims[1], w->dims[1], p->stride_h, p->dilation_h);
+        const int32_t ow = ku_out_size(p->padding, in->dims[2], w->dims[2], p->stride_w, p->dilation_w);
+        if (oh <= 0 || ow <= 0 || w->dims[1] <= 0 || w->dims[2] <= 0)
+                return rt_ctx_error(ctx, "CONV_2D: filter %dx%d (dilation %dx%d) does not fit input %dx%d",
+                                    w->dims[1], w->dims[2], p->dilation_h, p->dilation_w,
+                                    in->dims[1], in->dims[2]);
+        d->pad_h = ku_pad_before(in->dims[1], w->dims[1], p->stride_h, p->dilation_h, oh);
+        d->pad_w = ku_pad_before(in->dims[2], w->dims[2], p->stride_w, p->dilation_w, ow);
+
+        if (d->kind == RT_CONV_HYBRID) {
+                r = rt_conv__hybrid_setup(ctx, d, w, oc, 0, true);
+                if (r < 0)
+                        return r;
+                const int32_t n = in->dims[0] > 0 ? in->dims[0] : 1;
+                r = ctx->request_scratch(ctx, node, rt_tensor_count(in), &d->scratch[0]);
+                if (r >= 0)
+                        r = ctx->request_scratch(ctx, node, sizeof(float) * (size_t) n, &d->scratch[1]);
+                if (r >= 0)
+                        r = ctx->request_scratch(ctx, node, sizeof(int32_t) * (size_t) n, &d->scratch[2]);
+                if (r < 0)
+                        return r;
+        } else if (d->kind != RT_CONV_FLOAT) {
+                r = rt_conv__quant_setup(ctx, d, in, w, out, p->activation, oc, 0);
+                if (r < 0)
+                        return r;
+        }
+        d->ruy_rounding = d->kind == RT_CONV_INT8 || d->kind == RT_CONV_UINT8;
+        ku_act_range_f32(p->activation, &d->f_min, &d->f_max);
+        const int32_t dims[4] = { in->dims[0], oh, ow, oc };
+        return rt_ctx_resize(ctx, node, 0, 4, dims);
+}
+
+/* Float accumulation in filter order (ky, kx, c), as TFLite's im2col + GEMM
+ * sums each output: this reproduces its results bit for bit on small
+ * convolutions, which matters when a hybrid layer re-quantizes the result
+ * (a double accumulator made style_transfer_dynamic_range fail). */
+static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
+                       const rt_tensor_t *bias, float *y) {
+        for (int32_t b = 0; b < g->n; b++)
+        for (int32_t oy = 0; oy < g->oh; oy++)
+        for (int32_t ox = 0; ox < g->ow; ox++) {
+                const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;
+                float *yp = y + (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;
+                for (int32_t oc = 0; oc < g->oc; oc++) {
+                        float acc = 0.0f;
+                        for (int32_t fy = 0; fy < g->kh; fy++) {
+                                const int32_t iy = y0 + fy * g->dh;
+                                if (iy < 0 || iy >= g->h)
+                                        continue;
+                                for (int32_t fx = 0; fx < g->kw; fx++) {
+                                        const int32_t ix = x0 + fx * g->dw;
+                                        if (ix < 0 || ix >= g->w)
+                                                continue;
+                                        const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                        const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
+                                        for (int32_t ic = 0; ic < g->c; ic++)
+                                                acc += xp[ic] * fp[ic];
+                                }
+                        }
+                        yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+                }
+        }
+}
+
+/* The integer paths differ only in element and accumulator types. */
+#define DEFINE_CONV_Q(name, in_t, w_t, acc_t)                                                        \
+static void name(const geom_t *g, const rt_conv_data_t *d, const in_t *x, const w_t *f,             \
+                 const rt_tensor_t *bias, rt_tensor_t *out, int32_t in_off, int32_t w_off) {         \
+        for (int32_t b = 0; b < g->n; b++)                                                           \
+        for (int32_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int32_t ox = 0; ox < g->ow; ox++) {                                                     \
+                const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;                      \
+                const size_t obase = (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;               \
+                for (int32_t oc = 0; oc < g->oc; oc++) {                                             \
+                        acc_t acc = 0;                                                               \
+                        for (int32_t fy = 0; fy < g->kh; fy++) {                                     \
+                                const int32_t iy = y0 + fy * g->dh;                                  \
+                                if (iy < 0 || iy >= g->h)                                            \
+                                        continue;                                                    \
+                                for (int32_t fx = 0; fx < g->kw; fx++) {                             \
+                                        const int32_t ix = x0 + fx * g->dw;                          \
+                                        if (ix < 0 || ix >= g->w)                                    \
+                                                continue;                                            \
+                                        const in_t *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c; \
+                                        const w_t *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c; \
+                                        for (int32_t ic = 0; ic < g->c; ic++)                        \
+                                                acc += (acc_t) ((int32_t) fp[ic] + w_off) *          \
+                                                       ((int32_t) xp[ic] + in_off);                  \
+                                }                                                                    \
+                        }                                                                            \
+                        acc += (acc_t) rt_conv__bias_i(bias, oc);                                    \
+                        rt_conv__store(out, obase + oc, rt_conv__requant(d, acc, oc, out->zero_point)); \
+                }                                                                                    \
+        }                                                                                            \
+}
+
+DEFINE_CONV_Q(conv_u8, uint8_t, uint8_t, int32_t)
+DEFINE_CONV_Q(conv_i8, int8_t, int8_t, int32_t)
+DEFINE_CONV_Q(conv_i16, int16_t, int8_t, int64_t)
+
+/*
+ * Hybrid: the float input is quantized to int8 per batch, the int8 dot
+ * products are scaled back to float. Per-tensor weights use symmetric input
+ * quantization; per-channel weights asymmetric quantization with an offset.
+ * TFLite 2.9 runs its per-channel hybrid conv with dilation 1 whatever the
+ * options say; we do the same so that results match.
+ */
+static void conv_hybrid(const geom_t *g0, const rt_conv_data_t *d, const int8_t *xq,
+                        const float *scales, const int32_t *offsets, const rt_tensor_t *w,
+                        const rt_tensor_t *bias, float *y) {
+        geom_t gg = *g0;
+        const geom_t *g = &gg;
+        const bool pc = d->kind == RT_CONV_HYBRID_PC;
+        if (pc) {
+                gg.dh = 1;
+                gg.dw = 1;
+        }
+        const int8_t *f = w->data;
+        for (int32_t b = 0; b < g->n; b++) {
+                const int32_t off = pc ? offsets[b] : 0;
+                for (int32_t oy = 0; oy < g->oh; oy++)
+                for (int32_t ox = 0; ox < g->ow; ox++) {
+                        const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;
+                        float *yp = y + (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;
+                        for (int32_t oc = 0; oc < g->oc; oc++) {
+                                int32_t acc = 0;
+                                for (int32_t fy = 0; fy < g->kh; fy++) {
+                                        const int32_t iy = y0 + fy * g->dh;
+                                        if (iy < 0 || iy >= g->h)
+                                                continue;
+                                        for (int32_t fx = 0; fx < g->kw; fx++) {
+                                                const int32_t ix = x0 + fx * g->dw;
+                                                if (ix < 0 || ix >= g->w)
+                                                        continue;
+                                                const int8_t *xp = xq + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                                const int8_t *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
+                                                for (int32_t ic = 0; ic < g->c; ic++)
+                                                        acc += (int32_t) fp[ic] * ((int32_t) xp[ic] - off);
+                                        }
+                                }
+                                /* TFLite: acc * (channel scale * input scale). */
+                                const float scale = pc ? rt_conv__wscale(w, oc) * scales[b] : scales[b];
+                                float v = (float) acc * scale;
+                                v += rt_conv__bias_f(bias, oc);
+                                yp[oc] = ku_act_f32(v, d->f_min, d->f_max);
+                        }
+                }
+        }
+}
+
+static int conv_invoke(rt_context_t *ctx, rt_node_t *node) {
+        const rt_conv_params_t *p = node->params;
+        const rt_conv_data_t *d = node->user_data;
+        rt_tensor_t *in = rt_node_input(ctx, node, 0);
+        rt_tensor_t *w = rt_node_input(ctx, node, 1);
+        rt_tensor_t *bias = rt_node_input(ctx, node, 2);
+        rt_tensor_t *out = rt_node_output(ctx, node, 0);
+        if (!rt_conv__has_data(in) || !rt_conv__has_data(w) || !rt_conv__has_data(out) ||
+            (bias && !bias->data))
+                return rt_ctx_error(ctx, "CONV_2D: a tensor has no data");
+        geom_t g;
+        geom_get(&g, p, d, in, w, out);
+        switch (d->kind) {
+        case RT_CONV_FLOAT:
+                conv_float(&g, d, in->data, w->data, bias, out->data);
+                break;
+        case RT_CONV_UINT8:
+                conv_u8(&g, d, in->data, w->data, bias, out, -in->zero_point, -w->zero_point);
+                break;
+        case RT_CONV_INT8:
+                conv_i8(&g, d, in->data, w->data, bias, out, -in->zero_point, 0);
+                break;
+        case RT_CONV_INT16:
+                conv_i16(&g, d, in->data, w->data, bias, out, -in->zero_point, 0);
+                break;
+        case RT_CONV_HYBRID:
+        case RT_CONV_HYBRID_PC: {
+                int8_t *xq = ctx->get_scratch(ctx, node, d->scratch[0]);
+                float *scales = ctx->get_scratch(ctx, node, d->scratch[1]);
+                int32_t *offsets = ctx->get_scratch(ctx, node, d->scratch[2]);
+                if (!xq || !scales || !offsets)
+                        return rt_ctx_error(ctx, "CONV_2D: hybrid scratch memory missing");
+                const size_t per = (size_t) g.h * g.w * g.c;
+                const float *x = in->data;
+                for (int32_t b = 0; b < g.n; b++) {
+                        if (d->kind == RT_CONV_HYBRID_PC) {
+                                rt_conv__quantize_asymmetric(x + b * per, per, xq + b * per,
+                                                             &scales[b], &offsets[b]);
+                        } else {
+                                rt_conv__quantize_symmetric(x + b * per, per, xq + b * per, &scales[b]);
+                                scales[b] *= w->scale;
+                                offsets[b] = 0;
+                        }
+                }
+                conv_hybrid(&g, d, xq, scales, offsets, w, bias, out->data);
+                break;
+        }
+        }
+        return 0;
+}
+
+const rt_registration_t rt_kernel_conv_2d = {
+        .name = "CONV_2D",
+        .op = RT_OP_CONV_2D,
+        .params_size = sizeof(rt_conv_params_t),
+        .parse = conv_parse,
+        .init = rt_conv__data_init,
+        .free = rt_conv__data_free,
+        .prepare = conv_prepare,
+        .invoke = conv_invoke,
+};

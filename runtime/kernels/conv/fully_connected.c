@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* FULLY_CONNECTED: TFLite fully_connected.cc (float, uint8, int8, 16x8,
+ * hybrid with symmetric or asymmetric input quantization). */
+#include <string.h>
+
+#include "conv-internal.h"
+
+static int fc_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
+        rt_fc_params_t *p = ret_params;
+        fbt_table_t o = node->options;
+        p->activation = (rt_activation_t) fbt_i8(o, 0, 0);
+        p->weights_format = (rt_fc_weights_format_t) fbt_i8(o, 1, 0);
+        p->keep_num_dims = fbt_bool(o, 2, false);
+        p->asymmetric_quantize_inputs = fbt_bool(o, 3, false);
+        if ((unsigned) p->activation >= _RT_ACT_MAX)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: unknown fused activation %d",
+                                    (int) p->activation);
+        return 0;
+}
+
+static int fc_prepare(rt_context_t *ctx, rt_node_t *node) {
+        const rt_fc_params_t *p = node->params;
+        rt_conv_data_t *d = node->user_data;
+        if (!p || !d)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: node has no params or state");
+        if (p->weights_format != RT_FC_WEIGHTS_DEFAULT) {
+                (void) rt_ctx_error(ctx, "FULLY_CONNECTED: weights format %d (SHUFFLED4x16INT8) is not supported",
+                                    (int) p->weights_format);
+                return -ENOTSUP;
+        }
+        if (node->n_inputs < 2 || node->n_inputs > 3 || node->n_outputs != 1)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: expected 2 or 3 inputs and 1 output, got %d and %d",
+                                    node->n_inputs, node->n_outputs);
+        rt_tensor_t *in = rt_node_input(ctx, node, 0);
+        rt_tensor_t *w = rt_node_input(ctx, node, 1);
+        rt_tensor_t *bias = rt_node_input(ctx, node, 2);
+        rt_tensor_t *out = rt_node_output(ctx, node, 0);
+        if (!in || !w || !out)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: input, weights and output are required");
+        if (w->rank != 2)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: weights must be 2-D, got rank %d", w->rank);
+        if (in->rank < 1)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: input must have rank >= 1");
+        const int32_t units = w->dims[0], depth = w->dims[1];
+        const size_t total = rt_tensor_count(in);
+        if (depth <= 0 || units < 0 || total % (size_t) depth != 0)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: input of %zu elements does not split into rows of %d",
+                                    total, depth);
+        if (p->keep_num_dims && in->dims[in->rank - 1] != depth)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: keep_num_dims needs the last input dimension (%d) to equal the weights depth (%d)",
+                                    in->dims[in->rank - 1], depth);
+        if (bias && (int32_t) rt_tensor_count(bias) != units)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: bias has %zu elements for %d units",
+                                    rt_tensor_count(bias), units);
+
+        rt_type_t want_bias;
+        switch (in->type) {
+        case RT_TYPE_FLOAT32:
+                if (out->type != RT_TYPE_FLOAT32)
+                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
+                if (w->type == RT_TYPE_FLOAT32)
+                        d->kind = RT_CONV_FLOAT;
+                else if (w->type == RT_TYPE_INT8)
+                        d->kind = RT_CONV_HYBRID;
+                else
+                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
+                want_bias = RT_TYPE_FLOAT32;
+                break;
+        case RT_TYPE_UINT8:
+                if (w->type != RT_TYPE_UINT8 || out->type != RT_TYPE_UINT8)
+                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
+                d->kind = RT_CONV_UINT8;
+                want_bias = RT_TYPE_INT32;
+                break;
+        case RT_TYPE_INT8:
+                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT8)
+                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
+                d->kind = RT_CONV_INT8;
+                want_bias = RT_TYPE_INT32;
+                break;
+        case RT_TYPE_INT16:
+                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT16)
+                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
+                d->kind = RT_CONV_INT16;
+                want_bias = RT_TYPE_INT64;
+                break;
+        default:
+                return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
+        }
+        if (bias && bias->type != want_bias &&
+            !(d->kind == RT_CONV_INT16 && bias->type == RT_TYPE_INT32))
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: bias must be %s for %s input, got %s",
+                                    rt_type_name(want_bias), rt_type_name(in->type),
+                                    rt_type_name(bias->type));
+
+        const int32_t batch = (int32_t) (total / (size_t) depth);
+        int r;
+        if (d->kind == RT_CONV_HYBRID) {
+                r = rt_conv__hybrid_setup(ctx, d, w, units, 0, true);
+                if (r < 0)
+                        return r;
+                const size_t nb = batch > 0 ? (size_t) batch : 1;
+                r = ctx->request_scratch(ctx, node, total ? total : 1, &d->scratch[0]);
+                if (r >= 0)
+                        r = ctx->request_scratch(ctx, node, sizeof(float) * nb, &d->scratch[1]);
+                if (r >= 0)
+                        r = ctx->request_scratch(ctx, node, sizeof(int32_t) * nb, &d->scratch[2]);
+                if (r < 0)
+                        return r;
+        } else if (d->kind != RT_CONV_FLOAT) {
+                r = rt_conv__quant_setup(ctx, d, in, w, out, p->activation, units, 0);
+                if (r < 0)
+                        return r;
+                /* TFLite's FULLY_CONNECTED requantizes with the per-tensor
+                 * multiplier (float scale product) unless the weights are
+                 * really per-channel. */
+                if (w->quant.n <= 1) {
+                        for (int32_t c = 0; c < units; c++) {
+                                d->multiplier[c] = d->out_multiplier;
+                                d->shift[c] = d->out_shift;
+                        }
+                }
+        }
+        d->ruy_rounding = d->kind == RT_CONV_INT8 || d->kind == RT_CONV_UINT8;
+        ku_act_range_f32(p->activation, &d->f_min, &d->f_max);
+
+        int32_t dims[RT_MAX_RANK];
+        int32_t rank;
+        if (p->keep_num_dims) {
+                rank = in->rank;
+                memcpy(dims, in->dims, sizeof(int32_t) * (size_t) rank);
+                dims[rank - 1] = units;
+        } else {
+                rank = 2;
+                dims[0] = batch;
+                dims[1] = units;
+        }
+        return rt_ctx_resize(ctx, node, 0, rank, dims);
+}
+
+#define DEFINE_FC_Q(name, in_t, w_t, acc_t)                                                          \
+static void name(const rt_conv_data_t *d, int32_t batch, int32_t units, int32_t depth,               \
+                 const in_t *x, const w_t *f, const rt_tensor_t *bias, rt_tensor_t *out,             \
+                 int32_t in_off, int32_t w_off) {                                                    \
+        for (int32_t b = 0; b < batch; b++) {                                                        \
+                const in_t *xr = x + (size_t) b * depth;                                             \
+                for (int32_t u = 0; u < units; u++) {                                                \
+                        const w_t *fr = f + (size_t) u * depth;                                      \
+                        acc_t acc = 0;                                                               \
+                        for (int32_t k = 0; k < depth; k++)                                          \
+                                acc += (acc_t) ((int32_t) fr[k] + w_off) * ((int32_t) xr[k] + in_off); \
+                        acc += (acc_t) rt_conv__bias_i(bias, u);                                     \
+                        rt_conv__store(out, (size_t) b * units + u,                                  \
+                                       rt_conv__requant(d, acc, u, out->zero_point));                \
+                }                                                                                    \
+        }                                                                                            \
+}
+
+DEFINE_FC_Q(fc_u8, uint8_t, uint8_t, int32_t)
+DEFINE_FC_Q(fc_i8, int8_t, int8_t, int32_t)
+DEFINE_FC_Q(fc_i16, int16_t, int8_t, int64_t)
+
+static void fc_float(const rt_conv_data_t *d, int32_t batch, int32_t units, int32_t depth,
+                     const float *x, const float *f, const rt_tensor_t *bias, float *y) {
+        for (int32_t b = 0; b < batch; b++) {
+                const float *xr = x + (size_t) b * depth;
+                for (int32_t u = 0; u < units; u++) {
+                        const float *fr = f + (size_t) u * depth;
+                        float acc = 0.0f;
+                        for (int32_t k = 0; k < depth; k++)
+                                acc += xr[k] * fr[k];
+                        y[(size_t) b * units + u] =
+                                ku_act_f32(acc + rt_conv__bias_f(bias, u), d->f_min, d->f_max);
+                }
+        }
+}
+
+/* TFLite EvalHybrid: quantize each row, integer dot products, then
+ * output = bias + dot * scale, then the activation function itself (TANH
+ * included, unlike the float path). */
+static int fc_hybrid(rt_context_t *ctx, rt_node_t *node, const rt_fc_params_t *p,
+                     const rt_conv_data_t *d, int32_t batch, int32_t units, int32_t depth,
+                     const rt_tensor_t *in, const rt_tensor_t *w, const rt_tensor_t *bias,
+                     float *y) {
+        int8_t *xq = ctx->get_scratch(ctx, node, d->scratch[0]);
+        float *scales = ctx->get_scratch(ctx, node, d->scratch[1]);
+        int32_t *offsets = ctx->get_scratch(ctx, node, d->scratch[2]);
+        if (!xq || !scales || !offsets)
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: hybrid scratch memory missing");
+        const bool pc = d->kind == RT_CONV_HYBRID_PC;
+        const float *x = in->data;
+        const int8_t *f = w->data;
+        for (int32_t b = 0; b < batch; b++) {
+                const size_t o = (size_t) b * depth;
+                if (p->asymmetric_quantize_inputs) {
+                        rt_conv__quantize_asymmetric(x + o, (size_t) depth, xq + o, &scales[b], &offsets[b]);
+                } else {
+                        rt_conv__quantize_symmetric(x + o, (size_t) depth, xq + o, &scales[b]);
+                        offsets[b] = 0;
+                }
+                if (!pc)
+                        scales[b] *= w->scale;
+        }
+        for (int32_t b = 0; b < batch; b++) {
+                const int8_t *xr = xq + (size_t) b * depth;
+                for (int32_t u = 0; u < units; u++) {
+                        const int8_t *fr = f + (size_t) u * depth;
+                        int32_t dot = 0, row_sum = 0;
+                        for (int32_t k = 0; k < depth; k++) {
+                                dot += (int32_t) fr[k] * (int32_t) xr[k];
+                                row_sum += fr[k];
+                        }
+                        dot -= row_sum * offsets[b];
+                        float scale = pc ? scales[b] * rt_conv__wscale(w, u) : scales[b];
+                        float v = rt_conv__bias_f(bias, u);
+                        v += (float) dot * scale;
+                        y[(size_t) b * units + u] = rt_conv__activate(v, p->activation);
+                }
+        }
+        return 0;
+}
+
+static int fc_invoke(rt_context_t *ctx, rt_node_t *node) {
+        const rt_fc_params_t *p = node->params;
+        const rt_conv_data_t *d = node->user_data;
+        rt_tensor_t *in = rt_node_input(ctx, node, 0);
+        rt_tensor_t *w = rt_node_input(ctx, node, 1);
+        rt_tensor_t *bias = rt_node_input(ctx, node, 2);
+        rt_tensor_t *out = rt_node_output(ctx, node, 0);
+        if (!rt_conv__has_data(in) || !rt_conv__has_data(w) || !rt_conv__has_data(out) ||
+            (bias && !bias->data))
+                return rt_ctx_error(ctx, "FULLY_CONNECTED: a tensor has no data");
+        const int32_t units = w->dims[0], depth = w->dims[1];
+        const int32_t batch = (int32_t) (rt_tensor_count(in) / (size_t) depth);
+        switch (d->kind) {
+        case RT_CONV_FLOAT:
+                fc_float(d, batch, units, depth, in->data, w->data, bias, out->data);
+                break;
+        case RT_CONV_UINT8:
+                fc_u8(d, batch, units, depth, in->data, w->data, bias, out, -in->zero_point,
+                      -w->zero_point);
+                break;
+        case RT_CONV_INT8:
+                fc_i8(d, batch, units, depth, in->data, w->data, bias, out, -in->zero_point,
+                      w->quant.n > 1 ? 0 : -w->zero_point);
+                break;
+        case RT_CONV_INT16:
+                fc_i16(d, batch, units, depth, in->data, w->data, bias, out, -in->zero_point,
+                       w->quant.n > 1 ? 0 : -w->zero_point);
+                break;
+        case RT_CONV_HYBRID:
+        case RT_CONV_HYBRID_PC:
+                return fc_hybrid(ctx, node, p, d, batch, units, depth, in, w, bias, out->data);
+        }
+        return 0;
+}
+
+const rt_registration_t rt_kernel_fully_connected = {
+        .name = "FULLY_CONNECTED",
+        .op = RT_OP_FULLY_CONNECTED,
+        .params_size = sizeof(rt_fc_params_t),
+        .parse = fc_parse,
+        .init = rt_conv__data_init,
+        .free = rt_conv__data_free,
+        .prepare = fc_prepare,
+        .invoke = fc_invoke,
+};

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <string.h>
+
+#include "conv-test.h"
+
+static rt_fc_params_t params(rt_activation_t act, bool keep) {
+        return (rt_fc_params_t) { .activation = act, .weights_format = RT_FC_WEIGHTS_DEFAULT,
+                                  .keep_num_dims = keep };
+}
+
+/* [2,3] x [2 units, 3] + bias, hand-computed. */
+START_TEST(test_fc_float_basic) {
+        kh_t h;
+        kh_init(&h);
+        const float x[6] = { 1, 2, 3, -1, 0, 2 };
+        const float f[6] = { 1, 0, -1, 0.5f, 0.5f, 0.5f };
+        const float bias[2] = { 10, -1 };
+        int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 2, 3 }, x);
+        int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 2, 3 }, f);
+        int32_t b = kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]) { 2 }, bias);
+        int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        rt_fc_params_t p = params(RT_ACT_NONE, false);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, b }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        const rt_tensor_t *o = &h.tensors[out];
+        ck_assert_int_eq(o->rank, 2);
+        ck_assert_int_eq(o->dims[0], 2);
+        ck_assert_int_eq(o->dims[1], 2);
+        const float want[4] = { 10 - 2, -1 + 3, 10 - 3, -1 + 0.5f };
+        for (int i = 0; i < 4; i++)
+                ck_assert_float_eq(((float *) o->data)[i], want[i]);
+        kh_done(&h);
+}
+END_TEST
+
+/* keep_num_dims keeps [1,2,3] -> [1,2,units]; without it the batch is
+ * flattened to [2,units]. Bias absent. */
+START_TEST(test_fc_keep_num_dims_and_no_bias) {
+        const float x[6] = { 1, 2, 3, 4, 5, 6 };
+        const float f[3] = { 1, 1, 1 };
+        for (int keep = 0; keep <= 1; keep++) {
+                kh_t h;
+                kh_init(&h);
+                int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 3, (int32_t[]) { 1, 2, 3 }, x);
+                int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 3 }, f);
+                int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                rt_fc_params_t p = params(RT_ACT_RELU, keep);
+                ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, -1 }, 3,
+                                        (int32_t[]) { out }, 1), 0);
+                const rt_tensor_t *o = &h.tensors[out];
+                if (keep) {
+                        ck_assert_int_eq(o->rank, 3);
+                        ck_assert_int_eq(o->dims[0], 1);
+                        ck_assert_int_eq(o->dims[1], 2);
+                        ck_assert_int_eq(o->dims[2], 1);
+                } else {
+                        ck_assert_int_eq(o->rank, 2);
+                        ck_assert_int_eq(o->dims[0], 2);
+                        ck_assert_int_eq(o->dims[1], 1);
+                }
+                ck_assert_float_eq(((float *) o->data)[0], 6);
+                ck_assert_float_eq(((float *) o->data)[1], 15);
+                kh_done(&h);
+        }
+}
+END_TEST
+
+/* Float FC ignores TANH like TFLite; RELU_N1_TO_1 clamps. */
+START_TEST(test_fc_float_activations) {
+        const float x[1] = { 1 };
+        const float f[3] = { -2, 0.25f, 3 };
+        const rt_activation_t acts[] = { RT_ACT_RELU_N1_TO_1, RT_ACT_RELU6, RT_ACT_TANH };
+        const float want[][3] = { { -1, 0.25f, 1 }, { 0, 0.25f, 3 }, { -2, 0.25f, 3 } };
+        for (size_t a = 0; a < ARRAY_LEN(acts); a++) {
+                kh_t h;
+                kh_init(&h);
+                int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 1 }, x);
+                int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 3, 1 }, f);
+                int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                rt_fc_params_t p = params(acts[a], false);
+                ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w }, 2,
+                                        (int32_t[]) { out }, 1), 0);
+                for (int i = 0; i < 3; i++)
+                        ck_assert_float_eq(((float *) h.tensors[out].data)[i], want[a][i]);
+                kh_done(&h);
+        }
+}
+END_TEST
+
+static void check_quant_fc(rt_type_t t, rt_activation_t act) {
+        enum { B = 3, K = 17, U = 5 };
+        const bool u8 = t == RT_TYPE_UINT8, i16 = t == RT_TYPE_INT16;
+        const int32_t lo = u8 ? 0 : (i16 ? -32768 : -128), hi = u8 ? 255 : (i16 ? 32767 : 127);
+        const float in_s = i16 ? 0.0013f : 0.051f, w_s = 0.0137f, out_s = i16 ? 0.0071f : 0.173f;
+        const int32_t in_zp = u8 ? 101 : (i16 ? 0 : -3), w_zp = u8 ? 133 : 0;
+        const int32_t out_zp = u8 ? 120 : (i16 ? 0 : 9);
+        int32_t xi[B * K], wi[U * K], bi[U];
+        ref_fill_i32(xi, ARRAY_LEN(xi), i16 ? -9000 : lo, i16 ? 9000 : hi, 61);
+        ref_fill_i32(wi, ARRAY_LEN(wi), u8 ? 0 : -127, u8 ? 255 : 127, 62);
+        ref_fill_i32(bi, ARRAY_LEN(bi), -4000, 4000, 63);
+        int16_t x16[ARRAY_LEN(xi)];
+        uint8_t x8[ARRAY_LEN(xi)];
+        int8_t wb[ARRAY_LEN(wi)];
+        int64_t b64[U];
+        for (size_t i = 0; i < ARRAY_LEN(xi); i++) {
+                x16[i] = (int16_t) xi[i];
+                x8[i] = (uint8_t) xi[i];
+        }
+        for (size_t i = 0; i < ARRAY_LEN(wi); i++)
+                wb[i] = (int8_t) (uint8_t) wi[i];
+        for (int u = 0; u < U; u++)
+                b64[u] = bi[u];
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, t, 2, (int32_t[]) { B, K }, i16 ? (const void *) x16 : (const void *) x8);
+        int32_t w = kh_const(&h, u8 ? RT_TYPE_UINT8 : RT_TYPE_INT8, 2, (int32_t[]) { U, K }, wb);
+        int32_t b = kh_const(&h, i16 ? RT_TYPE_INT64 : RT_TYPE_INT32, 1, (int32_t[]) { U },
+                             i16 ? (const void *) b64 : (const void *) bi);
+        int32_t out = kh_tensor(&h, t, 0, NULL, NULL);
+        kh_quant(&h, in, in_s, in_zp);
+        kh_quant(&h, w, w_s, w_zp);
+        kh_quant(&h, out, out_s, out_zp);
+        rt_fc_params_t p = params(act, false);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, b }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        int32_t amin = lo, amax = hi;
+        if (act == RT_ACT_RELU)
+                amin = out_zp > lo ? out_zp : lo;
+        const rt_tensor_t *o = &h.tensors[out];
+        for (int bb = 0; bb < B; bb++)
+                for (int u = 0; u < U; u++) {
+                        double acc = bi[u];
+                        for (int k = 0; k < K; k++)
+                                acc += (double) (xi[bb * K + k] - in_zp) *
+                                       ((u8 ? wi[u * K + k] : (int8_t) wi[u * K + k]) - w_zp);
+                        /* TFLite FULLY_CONNECTED: float scale product. */
+                        double real = (double) (in_s * w_s) / (double) out_s;
+                        int32_t want = ref_output((int64_t) acc, real, out_zp, amin, amax,
+                                           i16 ? REF_WIDE : REF_RUY);
+                        int i = bb * U + u;
+                        int32_t got = u8 ? ((uint8_t *) o->data)[i] :
+                                      i16 ? ((int16_t *) o->data)[i] : ((int8_t *) o->data)[i];
+                        ck_assert_msg(got == want, "output %d: got %d want %d", i, got, want);
+                }
+        kh_done(&h);
+}
+
+START_TEST(test_fc_int8) {
+        check_quant_fc(RT_TYPE_INT8, RT_ACT_NONE);
+        check_quant_fc(RT_TYPE_INT8, RT_ACT_RELU);
+}
+END_TEST
+
+START_TEST(test_fc_uint8_zero_points) {
+        check_quant_fc(RT_TYPE_UINT8, RT_ACT_NONE);
+}
+END_TEST
+
+START_TEST(test_fc_int16x8) {
+        check_quant_fc(RT_TYPE_INT16, RT_ACT_NONE);
+}
+END_TEST
+
+/* Hybrid: an input row whose largest magnitude is 127 quantizes exactly
+ * (symmetric); a row spanning [-128, 127] also exactly (asymmetric). The
+ * hybrid path applies TANH for real. */
+START_TEST(test_fc_hybrid_symmetric_and_asymmetric) {
+        enum { K = 4, U = 2 };
+        const float x[2 * K] = { 127, -3, 5, 10, -128, 127, 0, 64 };
+        const int8_t wb[U * K] = { 1, 2, -3, 4, -5, 6, 7, -8 };
+        const float bias[U] = { 0.5f, -0.25f };
+        for (int asym = 0; asym <= 1; asym++) {
+                kh_t h;
+                kh_init(&h);
+                const float *xr = asym ? x + K : x;
+                int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, K }, xr);
+                int32_t w = kh_const(&h, RT_TYPE_INT8, 2, (int32_t[]) { U, K }, wb);
+                int32_t b = kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]) { U }, bias);
+                int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                kh_quant(&h, w, 0.01f, 0);
+                rt_fc_params_t p = params(RT_ACT_TANH, false);
+                p.asymmetric_quantize_inputs = asym;
+                ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, b }, 3,
+                                        (int32_t[]) { out }, 1), 0);
+                for (int u = 0; u < U; u++) {
+                        double acc = 0;
+                        for (int k = 0; k < K; k++)
+                                acc += (double) xr[k] * wb[u * K + k];
+                        double want = tanh(bias[u] + acc * 0.01);
+                        ck_assert_double_eq_tol(((float *) h.tensors[out].data)[u], want, 1e-5);
+                }
+                kh_done(&h);
+        }
+}
+END_TEST
+
+START_TEST(test_fc_rejects_shuffled_weights) {
+        kh_t h;
+        kh_init(&h);
+        uint8_t x[4] = { 0 }, f[4] = { 0 };
+        int32_t in = kh_tensor(&h, RT_TYPE_UINT8, 2, (int32_t[]) { 1, 4 }, x);
+        int32_t w = kh_const(&h, RT_TYPE_UINT8, 2, (int32_t[]) { 1, 4 }, f);
+        int32_t out = kh_tensor(&h, RT_TYPE_INT16, 0, NULL, NULL);
+        rt_fc_params_t p = params(RT_ACT_NONE, false);
+        p.weights_format = RT_FC_WEIGHTS_SHUFFLED4x16INT8;
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w }, 2,
+                                (int32_t[]) { out }, 1), -ENOTSUP);
+        ck_assert_ptr_nonnull(strstr(h.error, "SHUFFLED4x16INT8"));
+        kh_done(&h);
+}
+END_TEST
+
+START_TEST(test_fc_rejects_bad_shapes) {
+        kh_t h;
+        kh_init(&h);
+        float x[5] = { 0 }, f[6] = { 0 };
+        /* 5 input elements do not split into rows of 3. */
+        int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 5 }, x);
+        int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 2, 3 }, f);
+        int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        rt_fc_params_t p = params(RT_ACT_NONE, false);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w }, 2,
+                                (int32_t[]) { out }, 1), -EINVAL);
+        kh_done(&h);
+
+        /* Weights must be 2-D. */
+        kh_init(&h);
+        in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 3 }, x);
+        w = kh_const(&h, RT_TYPE_FLOAT32, 3, (int32_t[]) { 1, 2, 3 }, f);
+        out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w }, 2,
+                                (int32_t[]) { out }, 1), -EINVAL);
+        kh_done(&h);
+}
+END_TEST
+
+static Suite *fc_suite(void) {
+        Suite *s = suite_create("fully_connected");
+        TCase *tc = tcase_create("fully_connected");
+        tcase_add_test(tc, test_fc_float_basic);
+        tcase_add_test(tc, test_fc_keep_num_dims_and_no_bias);
+        tcase_add_test(tc, test_fc_float_activations);
+        tcase_add_test(tc, test_fc_int8);
+        tcase_add_test(tc, test_fc_uint8_zero_points);
+        tcase_add_test(tc, test_fc_int16x8);
+        tcase_add_test(tc, test_fc_hybrid_symmetric_and_asymmetric);
+        tcase_add_test(tc, test_fc_rejects_shuffled_weights);
+        tcase_add_test(tc, test_fc_rejects_bad_shapes);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(fc_suite());
+        srunner_run_all(sr, CK_NORMAL);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? 0 : 1;
+}
