@@ -358,6 +358,81 @@ int rt_exec_set_plan(rt_exec_t *e, const int32_t *plan, int32_t n) {
         return 0;
 }
 
+static bool inputs_const(const rt_graph_t *g, const rt_node_t *n) {
+        for (int32_t k = 0; k < n->n_inputs; k++)
+                if (n->inputs[k] >= 0 && g->tensors[n->inputs[k]].alloc != RT_ALLOC_CONST)
+                        return false;
+        for (int32_t k = 0; k < n->n_outputs; k++) {
+                const rt_tensor_t *t = &g->tensors[n->outputs[k]];
+                if (t->is_variable || t->type == RT_TYPE_STRING || g->meta[n->outputs[k]].graph_input)
+                        return false;
+        }
+        return n->n_outputs > 0 && n->reg && n->reg->invoke;
+}
+
+int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *user), void *user) {
+        if (!e || !want)
+                return -EINVAL;
+        rt_graph_t *g = &e->graph;
+        int32_t *plan = malloc(((size_t) g->n_plan + 1) * sizeof(int32_t));
+        if (!plan)
+                return -ENOMEM;
+        int32_t n_plan = 0, folded = 0;
+        int k = 0;
+        for (int32_t pos = 0; pos < g->n_plan; pos++) {
+                rt_node_t *n = &g->nodes[g->plan[pos]];
+                if (!inputs_const(g, n) || !want(n, user)) {
+                        plan[n_plan++] = g->plan[pos];
+                        continue;
+                }
+                /* Prepare sets the output shapes (phase PREPARE: shapes only),
+                 * then the outputs get heap storage and the kernel runs. */
+                e->phase = PHASE_PREPARE;
+                e->cur_pos = pos;
+                e->kerr[0] = 0;
+                if (n->reg->prepare && (k = n->reg->prepare(&e->ctx, n)) < 0) {
+                        k = node_fail(e, n, "prepare", k);
+                        break;
+                }
+                for (int32_t o = 0; o < n->n_outputs && k >= 0; o++) {
+                        rt_tensor_t *t = &g->tensors[n->outputs[o]];
+                        rt_tensor_meta_t *m = &g->meta[n->outputs[o]];
+                        bool overflow = false;
+                        size_t bytes = rt_graph_tensor_bytes(t, &overflow);
+                        void *p = overflow ? NULL : aligned_alloc(RT_ARENA_ALIGN, rt_arena_align(bytes ? bytes : 1));
+                        if (!p) {
+                                fail(e, "node %d (%s): no memory to fold its output", n->index, rt_exec_node_name(n));
+                                k = -ENOMEM;
+                                break;
+                        }
+                        memset(p, 0, bytes);
+                        free(m->heap);
+                        m->heap = p;
+                        m->heap_bytes = bytes;
+                        t->data = p;
+                        t->bytes = bytes;
+                }
+                if (k < 0)
+                        break;
+                scratch_drop(e, n->index);
+                k = n->reg->invoke(&e->ctx, n);
+                scratch_drop(e, n->index);
+                if (k < 0) {
+                        k = node_fail(e, n, "invoke", k);
+                        break;
+                }
+                for (int32_t o = 0; o < n->n_outputs; o++)
+                        g->tensors[n->outputs[o]].alloc = RT_ALLOC_CONST;
+                folded++;
+        }
+        e->phase = PHASE_IDLE;
+        e->cur_pos = -1;
+        if (k >= 0 && folded > 0)
+                k = rt_exec_set_plan(e, plan, n_plan);
+        free(plan);
+        return k < 0 ? k : folded;
+}
+
 int rt_exec_resize_tensor(rt_exec_t *e, int32_t tensor, int32_t rank, const int32_t *dims) {
         if (!e)
                 return -EINVAL;

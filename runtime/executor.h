@@ -76,6 +76,18 @@ int rt_exec_add_node(rt_exec_t *e, const rt_registration_t *reg, const int32_t *
                      const int32_t *outputs, int32_t n_outputs, void *params, int32_t *ret_index);
 
 /*
+ * Constant folding: run once, now, every node of the plan for which
+ * want(node, user) is true and whose inputs are all constants (or absent),
+ * in plan order (so chains fold), store each output in executor-owned
+ * memory marked RT_ALLOC_CONST, and drop those nodes from the plan. Used
+ * before partitioning so that drivers see, e.g., DENSIFY outputs as
+ * constant weights. Returns the number of nodes folded, or the first
+ * failing kernel's error with a message. Requires rt_exec_allocate()
+ * afterwards.
+ */
+int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *user), void *user);
+
+/*
  * Replace the execution plan (node indices in order, copied; see
  * rt_graph_set_plan() for the checks) and require rt_exec_allocate() again.
  * Nodes left out of the plan are not run. 0, -EINVAL with a message, or

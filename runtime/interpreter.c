@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
+#include "config.h"
+#include "driver.h"
 #include "executor.h"
+#include "partition.h"
+#include "plugin.h"
 #include "rt.h"
 
 typedef struct op_entry {
@@ -28,11 +33,14 @@ struct rt_interp_options {
         bool profiling;
         const rt_resolver_t *resolver;
         op_list_t ops;
+        bool has_settings;
+        rt_settings_t settings;
 };
 
 struct rt_interp {
         const rt_model_t *model;
         rt_exec_t *exec;
+        rt_delegation_t *delegation;  /* NULL: everything on the reference kernels */
         op_list_t ops;  /* the interpreter's own copies of added ops */
         int32_t num_threads;
         rt_error_reporter_t reporter;
@@ -94,8 +102,22 @@ rt_interp_options_t *rt_interp_options_free(rt_interp_options_t *o) {
         if (!o)
                 return NULL;
         ops_clear(&o->ops);
+        rt_settings_done(&o->settings);
         free(o);
         return NULL;
+}
+
+int rt_interp_options_set_settings(rt_interp_options_t *o, const rt_settings_t *s) {
+        if (!o)
+                return -EINVAL;
+        rt_settings_t copy;
+        rt_settings_init(&copy);
+        if (s && rt_settings_copy(&copy, s) < 0)
+                return -ENOMEM;
+        rt_settings_done(&o->settings);
+        o->settings = copy;
+        o->has_settings = s != NULL;
+        return 0;
 }
 
 int rt_interp_options_set_num_threads(rt_interp_options_t *o, int32_t n) {
@@ -168,6 +190,43 @@ static int interp_fail(const rt_interp_t *cit, int r, const char *fmt, ...) {
 
 DEFINE_POINTER_CLEANUP(rt_resolver_t, rt_resolver_free);
 
+static pthread_once_t plugins_once = PTHREAD_ONCE_INIT;
+
+/* Plugins come from $ACCELD_PLUGIN_DIR, else the configured directory;
+ * loaded once, the first time a delegate no built-in driver provides is
+ * asked for. Unloadable plugins are skipped (they cannot be reported from
+ * here; accelctl/acceld load the directory themselves to report them). */
+static void plugins_load(void) {
+        const char *dir = getenv("ACCELD_PLUGIN_DIR");
+        (void) rt_plugin_load_dir(dir && dir[0] ? dir : ACCELD_PLUGIN_DIR, NULL, NULL);
+}
+
+/* Hand the groups of nodes the selected driver supports to it. A delegate
+ * nobody provides is DEVICE_UNAVAILABLE (-ENODEV). */
+static int delegation_setup(rt_interp_t *it, const rt_interp_options_t *o) {
+        const rt_settings_t *s = &o->settings;
+        const char *name = s->delegate == RT_DELEGATE_XNNPACK ? "xnnpack" : rt_settings_delegate_name(s);
+        const rt_driver_t *d = rt_driver_find(name);
+        if (!d && s->delegate != RT_DELEGATE_XNNPACK) {
+                (void) pthread_once(&plugins_once, plugins_load);
+                d = rt_driver_find(name);
+        }
+        if (!d || strcmp(d->name, "reference") == 0)
+                return interp_fail(it, -ENODEV, "DEVICE_UNAVAILABLE: no driver provides delegate %s",
+                                   rt_settings_delegate_name(s));
+        rt_settings_t copy;
+        if (rt_settings_copy(&copy, s) < 0)
+                return interp_fail(it, -ENOMEM, "out of memory");
+        if (copy.xnnpack_num_threads <= 0 && copy.cpu_num_threads <= 0 && o->num_threads > 0)
+                copy.cpu_num_threads = o->num_threads;
+        char err[512] = "";
+        int r = rt_delegation_apply(it->exec, d, &copy, &it->delegation, err, sizeof(err));
+        rt_settings_done(&copy);
+        if (r < 0)
+                return interp_fail(it, r, "%s: %s", d->name, err[0] ? err : strerror(-r));
+        return 0;
+}
+
 int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options, rt_interp_t **ret,
                      char *err, size_t err_size) {
         if (err && err_size)
@@ -220,6 +279,11 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
                         report(it->reporter, it->reporter_data, "%s", it->err);
                 goto error;
         }
+        if (options && options->has_settings && options->settings.delegate != RT_DELEGATE_NONE) {
+                r = delegation_setup(it, options);
+                if (r < 0)
+                        goto error;
+        }
         if (options && options->profiling)
                 (void) rt_exec_set_profiling(it->exec, true);
         *ret = it;
@@ -235,6 +299,7 @@ rt_interp_t *rt_interp_free(rt_interp_t *it) {
         if (!it)
                 return NULL;
         rt_exec_free(it->exec);
+        rt_delegation_free(it->delegation);
         ops_clear(&it->ops);
         free(it);
         return NULL;
@@ -483,4 +548,30 @@ size_t rt_interp_profile(const rt_interp_t *it, const rt_node_profile_t **ret) {
 
 const rt_model_t *rt_interp_model(const rt_interp_t *it) {
         return it ? it->model : NULL;
+}
+
+size_t rt_interp_partitions(const rt_interp_t *it, rt_interp_partition_t *ret, size_t max) {
+        if (!it)
+                return 0;
+        const rt_graph_t *g = rt_exec_graph(it->exec);
+        const rt_partition_set_t *ps = rt_delegation_partitions(it->delegation);
+        size_t n = 0;
+        if (!ps || ps->n == 0) {
+                if (ret && max > 0)
+                        ret[0] = (rt_interp_partition_t) { "reference", g->n_plan };
+                return 1;
+        }
+        const rt_driver_t *d = rt_delegation_driver(it->delegation);
+        for (int32_t i = 0; i < ps->n; i++, n++)
+                if (ret && n < max)
+                        ret[n] = (rt_interp_partition_t) {
+                                ps->v[i].delegated && !rt_delegation_partition_fell_back(it->delegation, i)
+                                        ? d->name
+                                        : "reference",
+                                ps->v[i].n_nodes };
+        return n;
+}
+
+const char *rt_interp_unsupported_reason(const rt_interp_t *it, int32_t node) {
+        return it ? rt_delegation_reason(it->delegation, node) : "";
 }

@@ -37,6 +37,7 @@
 #include "kernel.h"
 #include "model.h"
 #include "resolver.h"
+#include "settings.h"
 
 typedef struct rt_interp rt_interp_t;
 typedef struct rt_interp_options rt_interp_options_t;
@@ -93,6 +94,19 @@ int rt_interp_options_add_builtin_op(rt_interp_options_t *o, int32_t op, const r
 /* Resolve ops with `r` instead of the builtin kernels (custom ops added to
  * the options still come first). `r` is borrowed for rt_interp_create(). */
 int rt_interp_options_set_resolver(rt_interp_options_t *o, const rt_resolver_t *r);
+
+/*
+ * Acceleration settings (settings.h, the seed's TFLiteSettings), copied.
+ * At rt_interp_create(): delegate NONE runs everything on the reference
+ * kernels; XNNPACK hands the groups of nodes XNNPACK supports to the
+ * XNNPACK driver; another delegate goes to the registered driver of that
+ * name (plugins are loaded once from $ACCELD_PLUGIN_DIR or the configured
+ * plugin directory when needed), and rt_interp_create() fails with -ENODEV
+ * ("DEVICE_UNAVAILABLE: ...") when there is none. Thread counts come from
+ * the settings, else from rt_interp_options_set_num_threads(). NULL clears.
+ * 0, -EINVAL or -ENOMEM.
+ */
+int rt_interp_options_set_settings(rt_interp_options_t *o, const rt_settings_t *s);
 
 /* ---- interpreter ---- */
 
@@ -182,3 +196,22 @@ size_t rt_interp_profile(const rt_interp_t *it, const rt_node_profile_t **ret);
 
 /* The model the interpreter runs (borrowed). */
 const rt_model_t *rt_interp_model(const rt_interp_t *it);
+
+/* One group of the execution plan: the driver running it ("reference",
+ * "xnnpack", a plugin's name) and how many model nodes it holds. */
+typedef struct rt_interp_partition {
+        const char *driver;  /* lives as long as the driver */
+        int32_t nodes;
+} rt_interp_partition_t;
+
+/*
+ * Fill up to `max` entries of ret (may be NULL to count) with the plan's
+ * groups in execution order and return how many there are (one "reference"
+ * group when nothing is delegated). A delegated group that fell back to the
+ * reference kernels is reported as "reference".
+ */
+size_t rt_interp_partitions(const rt_interp_t *it, rt_interp_partition_t *ret, size_t max);
+
+/* Why the delegate's driver refused node `node` ("" when it accepted it,
+ * or without a delegate). Valid as long as the interpreter. */
+const char *rt_interp_unsupported_reason(const rt_interp_t *it, int32_t node);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "driver.h"
 #include "golden.h"
 #include "rt.h"
 
@@ -62,8 +63,10 @@ static void line(const char *fmt, ...) {
         fflush(stdout);
 }
 
-START_TEST(test_conformance_model) {
-        const golden_model_t *g = runnable[_i];
+/* Run model g with `settings` (NULL: reference kernels) and compare its
+ * outputs with tolerance `kind`. `tag` prefixes the printed line. */
+static void model_check(const golden_model_t *g, const rt_settings_t *settings, golden_tol_kind_t kind,
+                        const char *tag) {
         if (!selected(g))
                 return;
         if (access(g->path, R_OK) < 0) {
@@ -78,7 +81,12 @@ START_TEST(test_conformance_model) {
                 ck_abort_msg("%s: load failed: %s", g->name, err);
         }
         _cleanup_(rt_interp_freep) rt_interp_t *it = NULL;
-        r = rt_interp_create(m, NULL, &it, err, sizeof(err));
+        rt_interp_options_t *opts = rt_interp_options_new();
+        ck_assert_ptr_nonnull(opts);
+        if (settings)
+                ck_assert_int_eq(rt_interp_options_set_settings(opts, settings), 0);
+        r = rt_interp_create(m, opts, &it, err, sizeof(err));
+        rt_interp_options_free(opts);
         if (r < 0) {
                 bool missing = strstr(err, "unresolved") || strstr(err, "unsupported") ||
                                strstr(err, "not supported");
@@ -136,7 +144,7 @@ START_TEST(test_conformance_model) {
                 ck_assert_msg(r == 0, "%s: cannot read %s: %s", g->name, g->outputs[i].path, strerror(-r));
                 size_t have = t->data ? (t->type == RT_TYPE_STRING ? t->bytes : rt_tensor_count(t) * rt_type_size(t->type)) : 0;
                 golden_result_t res;
-                r = golden_compare(&g->outputs[i], GOLDEN_TOL_REFERENCE, t->data, have, want, want_size, &res);
+                r = golden_compare(&g->outputs[i], kind, t->data, have, want, want_size, &res);
                 ck_assert_msg(r == 0, "%s: output %zu: no reference tolerance or unknown type", g->name, i);
                 if (!res.pass) {
                         pass = false;
@@ -149,10 +157,24 @@ START_TEST(test_conformance_model) {
                         score = res.score;
         }
         if (pass)
-                line("PASS %s %.3g", g->name, score);
+                line("PASS %s%s %.3g", tag, g->name, score);
         else
-                line("FAIL %s: %s", g->name, failures);
-        ck_assert_msg(pass, "%s: %s", g->name, failures);
+                line("FAIL %s%s: %s", tag, g->name, failures);
+        ck_assert_msg(pass, "%s%s: %s", tag, g->name, failures);
+}
+
+START_TEST(test_conformance_model) {
+        model_check(runnable[_i], NULL, GOLDEN_TOL_REFERENCE, "");
+}
+END_TEST
+
+/* The same models with the XNNPACK delegate, against tolerance.accelerated. */
+START_TEST(test_conformance_model_xnnpack) {
+        rt_settings_t s;
+        rt_settings_init(&s);
+        s.delegate = RT_DELEGATE_XNNPACK;
+        s.xnnpack_num_threads = 1;
+        model_check(runnable[_i], &s, GOLDEN_TOL_ACCELERATED, "xnnpack ");
 }
 END_TEST
 
@@ -216,6 +238,12 @@ int main(void) {
         tcase_add_loop_test(tc, test_conformance_model, 0, (int) n_runnable);
         tcase_add_loop_test(tc, test_conformance_refused, 0, (int) n_refused);
         suite_add_tcase(s, tc);
+        if (rt_driver_find("xnnpack")) {
+                TCase *tx = tcase_create("xnnpack");
+                tcase_set_timeout(tx, 600);
+                tcase_add_loop_test(tx, test_conformance_model_xnnpack, 0, (int) n_runnable);
+                suite_add_tcase(s, tx);
+        }
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
         int failed = srunner_ntests_failed(sr);

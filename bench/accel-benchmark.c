@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * accel-benchmark: in-process latency benchmark with TFLite
+ * benchmark_model's flags:
+ *
+ *   accel-benchmark --graph=m.tflite [--num_threads=N] [--warmup_runs=N]
+ *       [--num_runs=N] [--min_secs=S] [--use_xnnpack=true|false]
+ *       [--settings=tflite_settings.json] [--enable_op_profiling=true]
+ *       [--report_peak_memory_footprint=true]
+ *       [--input_layer_value_files=name:file,name:file] [--json]
+ *
+ * Inputs are filled with a fixed pseudo-random pattern unless a value file
+ * is given. Prints init time, first inference, warm-up average and the
+ * inference statistics; with --json one object:
+ * {"init_us", "first_inference_us", "warmup_avg_us",
+ *  "inference_us": {"min", "median", "p90", "max", "avg", "count"},
+ *  "peak_memory_kb", "partitions": [{"driver", "nodes"}]}.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cleanup.h"
+#include "rt.h"
+#include "settings.h"
+
+typedef struct args {
+        const char *graph;
+        int32_t num_threads;
+        int warmup_runs;
+        int num_runs;
+        double min_secs;
+        bool use_xnnpack;
+        bool use_xnnpack_set;
+        const char *settings;
+        bool op_profiling;
+        bool peak_memory;
+        const char *value_files;
+        bool json;
+} args_t;
+
+static uint64_t now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static bool parse_bool(const char *v) {
+        return !v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0;
+}
+
+static void usage(FILE *f) {
+        fprintf(f, "usage: accel-benchmark --graph=MODEL [--num_threads=N] [--warmup_runs=N] [--num_runs=N]\n"
+                   "       [--min_secs=S] [--use_xnnpack=BOOL] [--settings=JSON_FILE]\n"
+                   "       [--enable_op_profiling=BOOL] [--report_peak_memory_footprint=BOOL]\n"
+                   "       [--input_layer_value_files=NAME:FILE,...] [--json]\n");
+}
+
+static int args_parse(int argc, char **argv, args_t *a) {
+        *a = (args_t) { .num_threads = -1, .warmup_runs = 1, .num_runs = 50, .min_secs = 1.0 };
+        for (int i = 1; i < argc; i++) {
+                const char *s = argv[i];
+                if (strncmp(s, "--", 2) != 0) {
+                        fprintf(stderr, "accel-benchmark: unexpected argument '%s'\n", s);
+                        return -EINVAL;
+                }
+                s += 2;
+                const char *eq = strchr(s, '=');
+                size_t klen = eq ? (size_t) (eq - s) : strlen(s);
+                const char *v = eq ? eq + 1 : NULL;
+#define KEY(k) (klen == strlen(k) && strncmp(s, k, klen) == 0)
+                if (KEY("help")) {
+                        usage(stdout);
+                        exit(0);
+                } else if (KEY("graph") && v)
+                        a->graph = v;
+                else if (KEY("num_threads") && v)
+                        a->num_threads = atoi(v);
+                else if (KEY("warmup_runs") && v)
+                        a->warmup_runs = atoi(v);
+                else if (KEY("num_runs") && v)
+                        a->num_runs = atoi(v);
+                else if (KEY("min_secs") && v)
+                        a->min_secs = atof(v);
+                else if (KEY("use_xnnpack")) {
+                        a->use_xnnpack = parse_bool(v);
+                        a->use_xnnpack_set = true;
+                } else if (KEY("settings") && v)
+                        a->settings = v;
+                else if (KEY("enable_op_profiling"))
+                        a->op_profiling = parse_bool(v);
+                else if (KEY("report_peak_memory_footprint"))
+                        a->peak_memory = parse_bool(v);
+                else if (KEY("input_layer_value_files") && v)
+                        a->value_files = v;
+                else if (KEY("json"))
+                        a->json = parse_bool(v);
+                else {
+                        fprintf(stderr, "accel-benchmark: unknown or incomplete flag '%s'\n", argv[i]);
+                        return -EINVAL;
+                }
+#undef KEY
+        }
+        if (!a->graph) {
+                usage(stderr);
+                return -EINVAL;
+        }
+        if (a->num_runs < 1 || a->warmup_runs < 0 || a->min_secs < 0 || (a->num_threads < 1 && a->num_threads != -1)) {
+                fprintf(stderr, "accel-benchmark: invalid run counts or thread count\n");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Fill input i from its value file (name:path) if listed, else a pattern. */
+static int input_fill(rt_interp_t *it, int32_t i, const char *files) {
+        const rt_tensor_t *t = rt_interp_input_tensor(it, i);
+        void *data = rt_interp_input_data(it, i);
+        if (!t || !data)
+                return -EINVAL;
+        if (files) {
+                size_t nlen = strlen(t->name);
+                for (const char *p = files; p && *p;) {
+                        const char *end = strchr(p, ',');
+                        size_t len = end ? (size_t) (end - p) : strlen(p);
+                        if (len > nlen + 1 && strncmp(p, t->name, nlen) == 0 && p[nlen] == ':') {
+                                _cleanup_free_ char *path = strndup(p + nlen + 1, len - nlen - 1);
+                                if (!path)
+                                        return -ENOMEM;
+                                _cleanup_fclose_ FILE *f = fopen(path, "re");
+                                if (!f) {
+                                        fprintf(stderr, "accel-benchmark: %s: %s\n", path, strerror(errno));
+                                        return -errno;
+                                }
+                                size_t got = fread(data, 1, t->bytes, f);
+                                if (got != t->bytes) {
+                                        fprintf(stderr, "accel-benchmark: %s: expected %zu bytes for input '%s'\n",
+                                                path, t->bytes, t->name);
+                                        return -EINVAL;
+                                }
+                                return 0;
+                        }
+                        p = end ? end + 1 : NULL;
+                }
+        }
+        uint32_t x = 12345u + (uint32_t) i;
+        uint8_t *b = data;
+        for (size_t k = 0; k < t->bytes; k++) {
+                x = x * 1103515245u + 12345u;
+                b[k] = (uint8_t) (x >> 16);
+        }
+        if (t->type == RT_TYPE_FLOAT32) {
+                float *f = data;
+                for (size_t k = 0; k < t->bytes / 4; k++) {
+                        x = x * 1103515245u + 12345u;
+                        f[k] = (float) ((x >> 8) & 0xffff) / 32768.0f - 1.0f;
+                }
+        } else if (t->type == RT_TYPE_INT32 || t->type == RT_TYPE_INT64) {
+                memset(data, 0, t->bytes); /* indices: stay in range */
+        }
+        return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static long peak_kb(void) {
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) < 0)
+                return -1;
+        return ru.ru_maxrss;
+}
+
+DEFINE_POINTER_CLEANUP(rt_model_t, rt_model_free);
+DEFINE_POINTER_CLEANUP(rt_interp_t, rt_interp_free);
+DEFINE_POINTER_CLEANUP(rt_interp_options_t, rt_interp_options_free);
+
+int main(int argc, char **argv) {
+        args_t a;
+        if (args_parse(argc, argv, &a) < 0)
+                return 2;
+        rt_settings_t s;
+        rt_settings_init(&s);
+        char err[1024] = "";
+        if (a.settings && rt_settings_load_file(a.settings, &s, err, sizeof(err)) < 0) {
+                fprintf(stderr, "accel-benchmark: --settings: %s\n", err);
+                return 2;
+        }
+        if (a.use_xnnpack_set) {
+                s.delegate = a.use_xnnpack ? RT_DELEGATE_XNNPACK : RT_DELEGATE_NONE;
+                if (a.use_xnnpack)
+                        snprintf(s.delegate_name, sizeof(s.delegate_name), "XNNPACK");
+        }
+        if (a.num_threads > 0) {
+                s.cpu_num_threads = a.num_threads;
+                if (s.delegate == RT_DELEGATE_XNNPACK)
+                        s.xnnpack_num_threads = a.num_threads;
+        }
+        uint64_t t0 = now_us();
+        _cleanup_(rt_model_freep) rt_model_t *m = NULL;
+        if (rt_model_load_file(a.graph, &m, err, sizeof(err)) < 0) {
+                fprintf(stderr, "accel-benchmark: %s: %s\n", a.graph, err);
+                rt_settings_done(&s);
+                return 1;
+        }
+        _cleanup_(rt_interp_options_freep) rt_interp_options_t *o = rt_interp_options_new();
+        if (!o || rt_interp_options_set_settings(o, &s) < 0 ||
+            (a.num_threads > 0 && rt_interp_options_set_num_threads(o, a.num_threads) < 0) ||
+            rt_interp_options_enable_profiling(o, a.op_profiling) < 0) {
+                fprintf(stderr, "accel-benchmark: out of memory\n");
+                rt_settings_done(&s);
+                return 1;
+        }
+        rt_settings_done(&s);
+        _cleanup_(rt_interp_freep) rt_interp_t *it = NULL;
+        int r = rt_interp_create(m, o, &it, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "accel-benchmark: %s\n", err);
+                return r == -ENODEV ? 3 : 1;
+        }
+        if (rt_interp_allocate_tensors(it) < 0) {
+                fprintf(stderr, "accel-benchmark: allocate: %s\n", rt_interp_last_error(it));
+                return 1;
+        }
+        for (int32_t i = 0; i < rt_interp_input_count(it); i++)
+                if (input_fill(it, i, a.value_files) < 0)
+                        return 1;
+        uint64_t init_us = now_us() - t0;
+        uint64_t t1 = now_us();
+        if (rt_interp_invoke(it) < 0) {
+                fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
+                return 1;
+        }
+        uint64_t first_us = now_us() - t1;
+        uint64_t warm_total = 0;
+        for (int i = 0; i < a.warmup_runs; i++) {
+                uint64_t w = now_us();
+                if (rt_interp_invoke(it) < 0) {
+                        fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
+                        return 1;
+                }
+                warm_total += now_us() - w;
+        }
+        if (a.op_profiling)
+                (void) rt_interp_enable_profiling(it, true);
+        size_t cap = (size_t) a.num_runs, n = 0;
+        _cleanup_free_ uint64_t *times = malloc(cap * sizeof(uint64_t));
+        if (!times)
+                return 1;
+        uint64_t start = now_us();
+        while (n < (size_t) a.num_runs || (double) (now_us() - start) < a.min_secs * 1e6) {
+                if (n == cap) {
+                        uint64_t *p = realloc(times, 2 * cap * sizeof(uint64_t));
+                        if (!p)
+                                return 1;
+                        times = p;
+                        cap *= 2;
+                }
+                uint64_t w = now_us();
+                if (rt_interp_invoke(it) < 0) {
+                        fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
+                        return 1;
+                }
+                times[n++] = now_us() - w;
+                if (n >= 100000)
+                        break;
+        }
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n; i++)
+                sum += times[i];
+        qsort(times, n, sizeof(uint64_t), cmp_u64);
+        uint64_t mn = times[0], mx = times[n - 1], med = times[n / 2];
+        size_t p90i = (size_t) ((double) (n - 1) * 0.9 + 0.5);
+        uint64_t p90 = times[p90i < n ? p90i : n - 1];
+        double avg = (double) sum / (double) n;
+        double warm_avg = a.warmup_runs ? (double) warm_total / a.warmup_runs : 0.0;
+        long peak = peak_kb();
+        size_t np = rt_interp_partitions(it, NULL, 0);
+        _cleanup_free_ rt_interp_partition_t *parts = calloc(np + 1, sizeof(*parts));
+        if (!parts)
+                return 1;
+        np = rt_interp_partitions(it, parts, np);
+        if (a.json) {
+                printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.1f, "
+                       "\"inference_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
+                       "\"avg\": %.1f, \"count\": %zu}, \"peak_memory_kb\": %ld, \"partitions\": [",
+                       (unsigned long long) init_us, (unsigned long long) first_us, warm_avg,
+                       (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
+                       (unsigned long long) mx, avg, n, peak);
+                for (size_t i = 0; i < np; i++)
+                        printf("%s{\"driver\": \"%s\", \"nodes\": %d}", i ? ", " : "", parts[i].driver,
+                               parts[i].nodes);
+                printf("]}\n");
+        } else {
+                printf("Graph: [%s]\n", a.graph);
+                printf("Partitions:");
+                for (size_t i = 0; i < np; i++)
+                        printf(" %s(%d)", parts[i].driver, parts[i].nodes);
+                printf("\nInitialized in %.3f ms\n", (double) init_us / 1000.0);
+                printf("First inference: %llu us\n", (unsigned long long) first_us);
+                printf("Warmup (avg): %.1f us over %d runs\n", warm_avg, a.warmup_runs);
+                printf("Inference timings in us: count=%zu min=%llu median=%llu p90=%llu max=%llu avg=%.1f\n", n,
+                       (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
+                       (unsigned long long) mx, avg);
+                if (a.peak_memory)
+                        printf("Peak memory footprint (KB): %ld\n", peak);
+                if (a.op_profiling) {
+                        const rt_node_profile_t *p;
+                        size_t k = rt_interp_profile(it, &p);
+                        printf("Op profile (node, op, avg us):\n");
+                        for (size_t i = 0; i < k; i++)
+                                printf("  %4d %-24s %10.1f\n", p[i].node, p[i].op_name,
+                                       p[i].runs ? (double) p[i].total_us / (double) p[i].runs : 0.0);
+                }
+        }
+        return 0;
+}

@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cleanup.h"
+#include "partition.h"
+
+/* ---- computing the groups ---- */
+
+static int32_t uf_find(int32_t *parent, int32_t x) {
+        while (parent[x] != x) {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+        }
+        return x;
+}
+
+static int list_add(int32_t **v, int32_t *n, int32_t x) {
+        for (int32_t i = 0; i < *n; i++)
+                if ((*v)[i] == x)
+                        return 0;
+        int32_t *p = realloc(*v, ((size_t) *n + 1) * sizeof(int32_t));
+        if (!p)
+                return -ENOMEM;
+        p[(*n)++] = x;
+        *v = p;
+        return 0;
+}
+
+void rt_partition_set_done(rt_partition_set_t *s) {
+        if (!s)
+                return;
+        for (int32_t i = 0; i < s->n; i++) {
+                free(s->v[i].nodes);
+                free(s->v[i].inputs);
+                free(s->v[i].outputs);
+        }
+        free(s->v);
+        s->v = NULL;
+        s->n = 0;
+}
+
+static rt_partition_t *set_push(rt_partition_set_t *s, bool delegated) {
+        rt_partition_t *v = realloc(s->v, ((size_t) s->n + 1) * sizeof(*v));
+        if (!v)
+                return NULL;
+        s->v = v;
+        v[s->n] = (rt_partition_t) { .delegated = delegated };
+        return &v[s->n++];
+}
+
+/* Boundary tensors of a delegated group. `where` maps node -> group id. */
+static int boundary_compute(const rt_graph_t *g, rt_partition_t *p, const int32_t *where, int32_t id) {
+        for (int32_t k = 0; k < p->n_nodes; k++) {
+                const rt_node_t *n = &g->nodes[p->nodes[k]];
+                for (int32_t j = 0; j < n->n_inputs; j++) {
+                        int32_t t = n->inputs[j];
+                        if (t < 0 || g->tensors[t].alloc == RT_ALLOC_CONST)
+                                continue;
+                        int32_t prod = -1;
+                        for (int32_t q = 0; q < p->n_nodes && prod < 0; q++) {
+                                const rt_node_t *m = &g->nodes[p->nodes[q]];
+                                for (int32_t o = 0; o < m->n_outputs; o++)
+                                        if (m->outputs[o] == t)
+                                                prod = q;
+                        }
+                        if (prod < 0 && list_add(&p->inputs, &p->n_inputs, t) < 0)
+                                return -ENOMEM;
+                }
+        }
+        for (int32_t k = 0; k < p->n_nodes; k++) {
+                const rt_node_t *n = &g->nodes[p->nodes[k]];
+                for (int32_t j = 0; j < n->n_outputs; j++) {
+                        int32_t t = n->outputs[j];
+                        if (t < 0)
+                                continue;
+                        bool out = g->meta[t].graph_output;
+                        for (int32_t q = 0; q < g->n_plan && !out; q++) {
+                                int32_t ni = g->plan[q];
+                                if (where[ni] == id)
+                                        continue;
+                                const rt_node_t *m = &g->nodes[ni];
+                                for (int32_t i = 0; i < m->n_inputs; i++)
+                                        if (m->inputs[i] == t)
+                                                out = true;
+                        }
+                        if (out && list_add(&p->outputs, &p->n_outputs, t) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+int rt_partition_compute(const rt_graph_t *g, const bool *supported, int32_t max_partitions,
+                         rt_partition_set_t *ret) {
+        if (!g || !supported || !ret)
+                return -EINVAL;
+        int32_t np = g->n_plan;
+        _cleanup_free_ int32_t *producer = malloc(((size_t) g->n_tensors + 1) * sizeof(int32_t));
+        _cleanup_free_ bool *done = calloc((size_t) g->n_nodes + 1, sizeof(bool));
+        _cleanup_free_ int32_t *epoch = malloc(((size_t) np + 1) * sizeof(int32_t));
+        _cleanup_free_ int32_t *parent = malloc(((size_t) g->n_nodes + 1) * sizeof(int32_t));
+        _cleanup_free_ int32_t *where = malloc(((size_t) g->n_nodes + 1) * sizeof(int32_t));
+        if (!producer || !done || !epoch || !parent || !where)
+                return -ENOMEM;
+        for (int32_t t = 0; t < g->n_tensors; t++)
+                producer[t] = -1;
+        for (int32_t i = 0; i < g->n_nodes; i++) {
+                parent[i] = i;
+                where[i] = -1;
+        }
+        for (int32_t q = 0; q < np; q++) {
+                const rt_node_t *n = &g->nodes[g->plan[q]];
+                for (int32_t o = 0; o < n->n_outputs; o++)
+                        if (n->outputs[o] >= 0 && producer[n->outputs[o]] < 0)
+                                producer[n->outputs[o]] = g->plan[q];
+        }
+        rt_partition_set_t s = { 0 };
+        int32_t remaining = np;
+        int r = 0;
+        while (remaining > 0) {
+                /* The kind of the first ready node starts the epoch. */
+                int kind = -1;
+                int32_t n_epoch = 0;
+                for (int32_t q = 0; q < np; q++) {
+                        int32_t ni = g->plan[q];
+                        if (done[ni])
+                                continue;
+                        const rt_node_t *n = &g->nodes[ni];
+                        bool ready = true;
+                        for (int32_t j = 0; j < n->n_inputs && ready; j++) {
+                                int32_t t = n->inputs[j];
+                                ready = t < 0 || producer[t] < 0 || done[producer[t]];
+                        }
+                        if (!ready)
+                                continue;
+                        if (kind < 0)
+                                kind = supported[ni];
+                        if (supported[ni] != kind)
+                                continue;
+                        done[ni] = true;
+                        epoch[n_epoch++] = ni;
+                }
+                if (n_epoch == 0) {
+                        r = -EINVAL; /* the plan is not topological */
+                        goto error;
+                }
+                remaining -= n_epoch;
+                if (!kind) {
+                        rt_partition_t *p = set_push(&s, false);
+                        if (!p || !(p->nodes = malloc((size_t) n_epoch * sizeof(int32_t)))) {
+                                r = -ENOMEM;
+                                goto error;
+                        }
+                        memcpy(p->nodes, epoch, (size_t) n_epoch * sizeof(int32_t));
+                        p->n_nodes = n_epoch;
+                        for (int32_t k = 0; k < n_epoch; k++)
+                                where[epoch[k]] = s.n - 1;
+                        continue;
+                }
+                /* Connected components of the epoch's nodes. */
+                for (int32_t k = 0; k < n_epoch; k++) {
+                        const rt_node_t *n = &g->nodes[epoch[k]];
+                        for (int32_t j = 0; j < n->n_inputs; j++) {
+                                int32_t t = n->inputs[j];
+                                if (t < 0 || producer[t] < 0)
+                                        continue;
+                                int32_t pn = producer[t];
+                                bool in_epoch = false;
+                                for (int32_t z = 0; z < n_epoch && !in_epoch; z++)
+                                        in_epoch = epoch[z] == pn;
+                                if (in_epoch)
+                                        parent[uf_find(parent, epoch[k])] = uf_find(parent, pn);
+                        }
+                }
+                for (int32_t k = 0; k < n_epoch; k++) {
+                        int32_t root = uf_find(parent, epoch[k]);
+                        if (where[root] < 0 || where[root] >= s.n || !s.v[where[root]].delegated ||
+                            s.v[where[root]].n_nodes == 0 || uf_find(parent, s.v[where[root]].nodes[0]) != root) {
+                                rt_partition_t *p = set_push(&s, true);
+                                if (!p) {
+                                        r = -ENOMEM;
+                                        goto error;
+                                }
+                                where[root] = s.n - 1;
+                        }
+                        rt_partition_t *p = &s.v[where[root]];
+                        if (list_add(&p->nodes, &p->n_nodes, epoch[k]) < 0) {
+                                r = -ENOMEM;
+                                goto error;
+                        }
+                        where[epoch[k]] = where[root];
+                }
+        }
+        if (max_partitions > 0) {
+                /* Keep the largest groups; ties go to the earlier one. */
+                int32_t kept = 0;
+                for (;;) {
+                        int32_t best = -1;
+                        for (int32_t i = 0; i < s.n; i++) {
+                                rt_partition_t *p = &s.v[i];
+                                if (!p->delegated || p->n_inputs < 0)
+                                        continue;
+                                if (best < 0 || p->n_nodes > s.v[best].n_nodes)
+                                        best = i;
+                        }
+                        if (best < 0)
+                                break;
+                        if (kept < max_partitions) {
+                                s.v[best].n_inputs = -1; /* mark kept */
+                                kept++;
+                        } else
+                                s.v[best].delegated = false;
+                }
+                for (int32_t i = 0; i < s.n; i++)
+                        if (s.v[i].n_inputs < 0)
+                                s.v[i].n_inputs = 0;
+        }
+        for (int32_t i = 0; i < s.n; i++)
+                if (s.v[i].delegated && (r = boundary_compute(g, &s.v[i], where, i)) < 0)
+                        goto error;
+        *ret = s;
+        return 0;
+error:
+        rt_partition_set_done(&s);
+        return r;
+}
+
+/* ---- the delegated node ---- */
+
+typedef struct scratch_slot {
+        size_t bytes;
+        void *heap;
+        int32_t node;
+} scratch_slot_t;
+
+typedef struct dnode dnode_t;
+
+/* The context inner nodes see: scratch is ours (kept off the executor's
+ * arena, used only when the group falls back to reference kernels). */
+typedef struct proxy_ctx {
+        rt_context_t ctx;
+        dnode_t *dn;
+} proxy_ctx_t;
+
+struct dnode {
+        rt_delegation_t *del;
+        int32_t part;            /* index in del->parts */
+        void *prepared;
+        bool fallback;
+        int32_t shapes_rank[64]; /* shapes of the first inputs at the last compile */
+        int32_t shapes[64][RT_MAX_RANK];
+        bool compiled;
+        int (*resize)(rt_context_t *ctx, int32_t index, int32_t rank, const int32_t *dims);
+        scratch_slot_t *scratch;
+        size_t n_scratch;
+        void **heap;             /* per internal tensor, fallback storage */
+        size_t *heap_bytes;
+        int32_t *internal;
+        int32_t n_internal;
+        proxy_ctx_t proxy;
+};
+
+struct rt_delegation {
+        const rt_driver_t *driver;
+        rt_settings_t settings;
+        rt_registration_t reg;
+        char reg_name[64];
+        rt_partition_set_t parts;
+        dnode_t **dnodes;
+        int32_t n_dnodes;
+        char (*reasons)[RT_DRIVER_REASON_MAX];
+        int32_t n_reasons;
+        rt_exec_t *exec;
+        char err[512];
+};
+
+static int proxy_request_scratch(rt_context_t *ctx, rt_node_t *node, size_t bytes, int32_t *ret_id) {
+        dnode_t *dn = ((proxy_ctx_t *) ctx)->dn;
+        scratch_slot_t *v = realloc(dn->scratch, (dn->n_scratch + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        dn->scratch = v;
+        v[dn->n_scratch] = (scratch_slot_t) { .bytes = bytes, .node = node->index };
+        *ret_id = (int32_t) dn->n_scratch++;
+        return 0;
+}
+
+static void *proxy_get_scratch(rt_context_t *ctx, rt_node_t *node, int32_t id) {
+        dnode_t *dn = ((proxy_ctx_t *) ctx)->dn;
+        if (id < 0 || (size_t) id >= dn->n_scratch || dn->scratch[id].node != node->index)
+                return NULL;
+        scratch_slot_t *s = &dn->scratch[id];
+        if (!s->heap)
+                s->heap = calloc(1, s->bytes ? s->bytes : 1);
+        return s->heap;
+}
+
+/* Tensors inside a group have no executor storage: their shapes are ours
+ * to set at any phase; boundary outputs go through the executor. */
+static int proxy_resize(rt_context_t *ctx, int32_t index, int32_t rank, const int32_t *dims) {
+        dnode_t *dn = ((proxy_ctx_t *) ctx)->dn;
+        const rt_partition_t *p = &dn->del->parts.v[dn->part];
+        for (int32_t i = 0; i < p->n_outputs; i++)
+                if (p->outputs[i] == index)
+                        return dn->resize(ctx, index, rank, dims);
+        if (index < 0 || index >= ctx->n_tensors || rank < 0 || rank > RT_MAX_RANK || (rank > 0 && !dims))
+                return -EINVAL;
+        rt_tensor_t *t = &ctx->tensors[index];
+        if (t->alloc == RT_ALLOC_CONST)
+                return -EINVAL;
+        for (int32_t d = 0; d < rank; d++)
+                if (dims[d] < 0)
+                        return -EINVAL;
+        t->rank = rank;
+        if (rank > 0)
+                memcpy(t->dims, dims, sizeof(int32_t) * (size_t) rank);
+        return 0;
+}
+
+static int proxy_set_dynamic(rt_context_t *ctx, int32_t index) {
+        (void) ctx;
+        (void) index;
+        return -ENOTSUP;
+}
+
+static void scratch_clear(dnode_t *dn) {
+        for (size_t i = 0; i < dn->n_scratch; i++)
+                free(dn->scratch[i].heap);
+        free(dn->scratch);
+        dn->scratch = NULL;
+        dn->n_scratch = 0;
+}
+
+static rt_driver_graph_t driver_graph(rt_exec_t *e) {
+        rt_graph_t *g = rt_exec_graph(e);
+        return (rt_driver_graph_t) {
+                .model = g->model,
+                .tensors = g->tensors,
+                .n_tensors = g->n_tensors,
+                .nodes = g->nodes,
+                .n_nodes = g->n_nodes,
+        };
+}
+
+static void dnode_release(dnode_t *dn) {
+        if (dn->prepared)
+                dn->del->driver->release(dn->prepared);
+        dn->prepared = NULL;
+        dn->compiled = false;
+}
+
+static bool shapes_same(dnode_t *dn, const rt_context_t *ctx, const rt_partition_t *p) {
+        if (!dn->compiled)
+                return false;
+        for (int32_t i = 0; i < p->n_inputs && i < 64; i++) {
+                const rt_tensor_t *t = &ctx->tensors[p->inputs[i]];
+                if (t->rank != dn->shapes_rank[i] ||
+                    memcmp(t->dims, dn->shapes[i], sizeof(int32_t) * (size_t) t->rank) != 0)
+                        return false;
+        }
+        return true;
+}
+
+static void shapes_save(dnode_t *dn, const rt_context_t *ctx, const rt_partition_t *p) {
+        for (int32_t i = 0; i < p->n_inputs && i < 64; i++) {
+                const rt_tensor_t *t = &ctx->tensors[p->inputs[i]];
+                dn->shapes_rank[i] = t->rank;
+                memcpy(dn->shapes[i], t->dims, sizeof(t->dims));
+        }
+}
+
+static int delegate_prepare(rt_context_t *ctx, rt_node_t *node) {
+        dnode_t *dn = node->params;
+        rt_delegation_t *del = dn->del;
+        const rt_partition_t *p = &del->parts.v[dn->part];
+        rt_graph_t *g = rt_exec_graph(del->exec);
+        dn->proxy.ctx = *ctx;
+        dn->proxy.ctx.request_scratch = proxy_request_scratch;
+        dn->proxy.ctx.get_scratch = proxy_get_scratch;
+        dn->proxy.ctx.set_dynamic = proxy_set_dynamic;
+        dn->resize = ctx->resize;
+        dn->proxy.ctx.resize = proxy_resize;
+        dn->proxy.dn = dn;
+        scratch_clear(dn);
+        /* Shape inference for every tensor of the group, by the reference
+         * kernels' prepare hooks. */
+        for (int32_t k = 0; k < p->n_nodes; k++) {
+                rt_node_t *n = &g->nodes[p->nodes[k]];
+                if (!n->reg->prepare)
+                        continue;
+                int r = n->reg->prepare(&dn->proxy.ctx, n);
+                if (r < 0)
+                        return r;
+        }
+        if (shapes_same(dn, ctx, p) && (dn->prepared || dn->fallback))
+                return 0;
+        dnode_release(dn);
+        dn->fallback = false;
+        rt_driver_graph_t dg = driver_graph(del->exec);
+        rt_driver_group_t grp = {
+                .nodes = p->nodes, .n_nodes = p->n_nodes,
+                .inputs = p->inputs, .n_inputs = p->n_inputs,
+                .outputs = p->outputs, .n_outputs = p->n_outputs,
+        };
+        char err[400] = "";
+        int r = del->driver->prepare(del->driver, &dg, &grp, &del->settings, 0, &dn->prepared, err, sizeof(err));
+        if (r < 0) {
+                dn->prepared = NULL;
+                if (!del->settings.fallback_on_compilation_error) {
+                        (void) rt_ctx_error(ctx, "%s: compilation failed: %s", del->driver->name,
+                                            err[0] ? err : strerror(-r));
+                        return r;
+                }
+                dn->fallback = true;
+        }
+        dn->compiled = true;
+        shapes_save(dn, ctx, p);
+        return 0;
+}
+
+/* Run the group on the reference kernels, with our own storage for the
+ * tensors inside it (the executor's arena only has the boundary). */
+static int fallback_run(rt_context_t *ctx, dnode_t *dn) {
+        rt_delegation_t *del = dn->del;
+        const rt_partition_t *p = &del->parts.v[dn->part];
+        rt_graph_t *g = rt_exec_graph(del->exec);
+        for (int32_t k = 0; k < p->n_nodes; k++) {
+                rt_node_t *n = &g->nodes[p->nodes[k]];
+                for (int32_t o = 0; o < n->n_outputs; o++) {
+                        int32_t t = n->outputs[o];
+                        bool boundary = false;
+                        for (int32_t b = 0; b < p->n_outputs && !boundary; b++)
+                                boundary = p->outputs[b] == t;
+                        if (t < 0 || boundary)
+                                continue;
+                        int32_t slot = -1;
+                        for (int32_t i = 0; i < dn->n_internal; i++)
+                                if (dn->internal[i] == t)
+                                        slot = i;
+                        if (slot < 0) {
+                                size_t m = (size_t) dn->n_internal + 1;
+                                int32_t *in = realloc(dn->internal, m * sizeof(int32_t));
+                                if (in)
+                                        dn->internal = in;
+                                void **h = realloc(dn->heap, m * sizeof(void *));
+                                if (h)
+                                        dn->heap = h;
+                                size_t *hb = realloc(dn->heap_bytes, m * sizeof(size_t));
+                                if (hb)
+                                        dn->heap_bytes = hb;
+                                if (!in || !h || !hb)
+                                        return -ENOMEM;
+                                slot = dn->n_internal++;
+                                dn->internal[slot] = t;
+                                dn->heap[slot] = NULL;
+                                dn->heap_bytes[slot] = 0;
+                        }
+                        rt_tensor_t *tt = &ctx->tensors[t];
+                        size_t bytes = rt_graph_tensor_bytes(tt, NULL);
+                        if (!dn->heap[slot] || dn->heap_bytes[slot] < bytes) {
+                                void *q = calloc(1, bytes ? bytes : 1);
+                                if (!q)
+                                        return -ENOMEM;
+                                free(dn->heap[slot]);
+                                dn->heap[slot] = q;
+                                dn->heap_bytes[slot] = bytes;
+                        }
+                        tt->data = dn->heap[slot];
+                        tt->bytes = bytes;
+                }
+                if (!n->reg->invoke)
+                        continue;
+                int r = n->reg->invoke(&dn->proxy.ctx, n);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int delegate_invoke(rt_context_t *ctx, rt_node_t *node) {
+        dnode_t *dn = node->params;
+        rt_delegation_t *del = dn->del;
+        /* A kernel upstream may have shrunk a tensor at invoke time (an
+         * output whose shape depends on data, within its planned size):
+         * shapes inside the group follow, and the driver recompiles. */
+        if (!shapes_same(dn, ctx, &del->parts.v[dn->part])) {
+                int r = delegate_prepare(ctx, node);
+                if (r < 0)
+                        return r;
+        }
+        if (dn->fallback || !dn->prepared)
+                return fallback_run(ctx, dn);
+        rt_driver_graph_t dg = driver_graph(del->exec);
+        char err[400] = "";
+        int r = del->driver->execute(dn->prepared, &dg, err, sizeof(err));
+        if (r >= 0)
+                return 0;
+        if (!del->settings.fallback_on_execution_error) {
+                rt_ctx_error(ctx, "%s: execution failed: %s", del->driver->name, err[0] ? err : strerror(-r));
+                return r;
+        }
+        dnode_release(dn);
+        dn->fallback = true;
+        dn->compiled = true;
+        return fallback_run(ctx, dn);
+}
+
+static void dnode_free(dnode_t *dn) {
+        if (!dn)
+                return;
+        dnode_release(dn);
+        scratch_clear(dn);
+        for (int32_t i = 0; i < dn->n_internal; i++)
+                free(dn->heap[i]);
+        free(dn->heap);
+        free(dn->heap_bytes);
+        free(dn->internal);
+        free(dn);
+}
+
+rt_delegation_t *rt_delegation_free(rt_delegation_t *del) {
+        if (!del)
+                return NULL;
+        for (int32_t i = 0; i < del->n_dnodes; i++)
+                dnode_free(del->dnodes[i]);
+        free(del->dnodes);
+        free(del->reasons);
+        rt_partition_set_done(&del->parts);
+        rt_settings_done(&del->settings);
+        free(del);
+        return NULL;
+}
+
+DEFINE_POINTER_CLEANUP(rt_delegation_t, rt_delegation_free);
+
+static bool densify_wanted(const rt_node_t *n, void *user) {
+        (void) user;
+        return n->op == RT_BUILTIN_DENSIFY;
+}
+
+int rt_delegation_apply(rt_exec_t *e, const rt_driver_t *d, const rt_settings_t *s, rt_delegation_t **ret,
+                        char *err, size_t err_size) {
+        if (!e || !d || !ret)
+                return -EINVAL;
+        int r;
+        _cleanup_(rt_delegation_freep) rt_delegation_t *del = calloc(1, sizeof(*del));
+        if (!del)
+                return -ENOMEM;
+        del->driver = d;
+        del->exec = e;
+        rt_settings_init(&del->settings);
+        if (s && rt_settings_copy(&del->settings, s) < 0)
+                return -ENOMEM;
+        snprintf(del->reg_name, sizeof(del->reg_name), "%s", d->name);
+        del->reg = (rt_registration_t) {
+                .name = del->reg_name,
+                .op = RT_BUILTIN_DELEGATE,
+                .prepare = delegate_prepare,
+                .invoke = delegate_invoke,
+        };
+        /* Sparse weights: DENSIFY of a constant is done once, here, so the
+         * driver sees dense constant weights (and folds their DEQUANTIZE). */
+        r = rt_exec_fold_constants(e, densify_wanted, NULL);
+        if (r < 0) {
+                if (err && err_size)
+                        snprintf(err, err_size, "%s", rt_exec_error(e));
+                return r;
+        }
+        rt_graph_t *g = rt_exec_graph(e);
+        int32_t n_nodes = g->n_nodes;
+        _cleanup_free_ bool *supported = calloc((size_t) n_nodes + 1, sizeof(bool));
+        del->reasons = calloc((size_t) n_nodes + 1, sizeof(*del->reasons));
+        if (!supported || !del->reasons)
+                return -ENOMEM;
+        del->n_reasons = n_nodes;
+        rt_driver_graph_t dg = driver_graph(e);
+        r = d->supported_ops(d, &dg, &del->settings, supported, del->reasons);
+        if (r < 0) {
+                if (err && err_size)
+                        snprintf(err, err_size, "%s: cannot list supported operations: %s", d->name, strerror(-r));
+                return r;
+        }
+        r = rt_partition_compute(g, supported, del->settings.max_delegated_partitions, &del->parts);
+        if (r < 0) {
+                if (err && err_size)
+                        snprintf(err, err_size, "partitioning failed: %s", strerror(-r));
+                return r;
+        }
+        int32_t n_plan = 0, n_del = 0;
+        for (int32_t i = 0; i < del->parts.n; i++)
+                if (del->parts.v[i].delegated)
+                        n_del++;
+        if (n_del > 0) {
+                _cleanup_free_ int32_t *plan = malloc(((size_t) g->n_plan + 1) * sizeof(int32_t));
+                del->dnodes = calloc((size_t) n_del, sizeof(dnode_t *));
+                if (!plan || !del->dnodes)
+                        return -ENOMEM;
+                for (int32_t i = 0; i < del->parts.n; i++) {
+                        rt_partition_t *p = &del->parts.v[i];
+                        if (!p->delegated) {
+                                memcpy(plan + n_plan, p->nodes, (size_t) p->n_nodes * sizeof(int32_t));
+                                n_plan += p->n_nodes;
+                                continue;
+                        }
+                        dnode_t *dn = calloc(1, sizeof(*dn));
+                        if (!dn)
+                                return -ENOMEM;
+                        dn->del = del;
+                        dn->part = i;
+                        del->dnodes[del->n_dnodes++] = dn;
+                        int32_t idx;
+                        r = rt_exec_add_node(e, &del->reg, p->inputs, p->n_inputs, p->outputs, p->n_outputs, dn,
+                                             &idx);
+                        if (r < 0) {
+                                if (err && err_size)
+                                        snprintf(err, err_size, "%s", rt_exec_error(e));
+                                return r;
+                        }
+                        plan[n_plan++] = idx;
+                }
+                r = rt_exec_set_plan(e, plan, n_plan);
+                if (r < 0) {
+                        if (err && err_size)
+                                snprintf(err, err_size, "%s", rt_exec_error(e));
+                        return r;
+                }
+        }
+        *ret = TAKE_PTR(del);
+        return 0;
+}
+
+const rt_partition_set_t *rt_delegation_partitions(const rt_delegation_t *del) {
+        return del ? &del->parts : NULL;
+}
+
+const char *rt_delegation_reason(const rt_delegation_t *del, int32_t node) {
+        if (!del || node < 0 || node >= del->n_reasons)
+                return "";
+        return del->reasons[node];
+}
+
+int32_t rt_delegation_fallbacks(const rt_delegation_t *del) {
+        int32_t n = 0;
+        for (int32_t i = 0; del && i < del->n_dnodes; i++)
+                n += del->dnodes[i]->fallback;
+        return n;
+}
+
+const rt_driver_t *rt_delegation_driver(const rt_delegation_t *del) {
+        return del ? del->driver : NULL;
+}
+
+bool rt_delegation_partition_fell_back(const rt_delegation_t *del, int32_t i) {
+        for (int32_t k = 0; del && k < del->n_dnodes; k++)
+                if (del->dnodes[k]->part == i)
+                        return del->dnodes[k]->fallback;
+        return false;
+}

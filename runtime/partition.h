@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The partitioner (runtime-internal): split a graph's plan into maximal
+ * groups of nodes one driver supports, in a valid topological order, and
+ * run each group as one delegated node of the executor (like TFLite's
+ * delegate kernels); the other nodes stay on the reference kernels. Tensors
+ * crossing a group boundary are inputs/outputs of the delegated node, so
+ * the executor's arena holds them; tensors inside a group belong to the
+ * driver.
+ *
+ * Not thread-safe; one delegation belongs to one executor.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver.h"
+#include "executor.h"
+#include "graph.h"
+#include "settings.h"
+
+typedef struct rt_partition {
+        bool delegated;    /* run by the driver (else: reference nodes) */
+        int32_t *nodes;    /* node indices, in plan order */
+        int32_t n_nodes;
+        int32_t *inputs;   /* boundary tensors (non-constant) */
+        int32_t n_inputs;
+        int32_t *outputs;
+        int32_t n_outputs;
+} rt_partition_t;
+
+typedef struct rt_partition_set {
+        rt_partition_t *v;  /* in execution order */
+        int32_t n;
+} rt_partition_set_t;
+
+/*
+ * Partition the current plan of `g`: supported[i] tells whether node i may
+ * go to the driver. Groups are maximal: nodes are taken in dependency
+ * "epochs" (all ready nodes of one kind, repeatedly), so every group only
+ * depends on earlier groups, and each epoch of supported nodes is then split
+ * into connected components. With max_partitions > 0 only the largest
+ * max_partitions delegated groups (by node count, earlier first on ties)
+ * stay delegated; the others become reference groups. 0, -EINVAL or
+ * -ENOMEM; *ret filled on success (free with rt_partition_set_done()).
+ */
+int rt_partition_compute(const rt_graph_t *g, const bool *supported, int32_t max_partitions,
+                         rt_partition_set_t *ret);
+
+/* NULL-safe. */
+void rt_partition_set_done(rt_partition_set_t *s);
+
+typedef struct rt_delegation rt_delegation_t;
+
+/*
+ * Ask `d` which nodes of e's graph it supports, partition, and rewrite e's
+ * plan so that each delegated group runs as one node compiled by `d` at
+ * rt_exec_allocate() time (with the settings' fallback rules: a compilation
+ * or execution error runs the group on the reference kernels when allowed,
+ * else is returned). The settings are copied. *ret (required) must be freed with rt_delegation_free() after
+ * rt_exec_free(e). If nothing is supported the plan is left alone and 0 is
+ * returned. 0, -ENOMEM, or the driver's error with a message in err.
+ */
+int rt_delegation_apply(rt_exec_t *e, const rt_driver_t *d, const rt_settings_t *s, rt_delegation_t **ret,
+                        char *err, size_t err_size);
+
+/* NULL-safe; returns NULL. Call only after the executor is gone. */
+rt_delegation_t *rt_delegation_free(rt_delegation_t *del);
+
+/* The partitions chosen (delegated and reference groups, in order). */
+const rt_partition_set_t *rt_delegation_partitions(const rt_delegation_t *del);
+
+/* The driver's reason for node i not being supported ("" if supported or
+ * out of range). */
+const char *rt_delegation_reason(const rt_delegation_t *del, int32_t node);
+
+/* Number of delegated groups currently falling back to reference kernels
+ * (after a compilation or execution error with fallback allowed). */
+int32_t rt_delegation_fallbacks(const rt_delegation_t *del);
+
+/* Whether partition i (rt_delegation_partitions() order) is delegated and
+ * currently running on the reference kernels after an error. */
+bool rt_delegation_partition_fell_back(const rt_delegation_t *del, int32_t i);
+
+/* The driver (borrowed). */
+const rt_driver_t *rt_delegation_driver(const rt_delegation_t *del);
