@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "graph.h"
 #include "rt.h"
+#include "settings.h"
 
 DEFINE_POINTER_CLEANUP(rt_model_t, rt_model_free);
 DEFINE_POINTER_CLEANUP(rt_interp_t, rt_interp_free);
@@ -319,83 +320,17 @@ static int file_write(const char *path, const void *data, size_t size) {
         return close(fd2) < 0 ? -errno : 0;
 }
 
-typedef struct run_settings {
-        int32_t num_threads;  /* -1 = default */
-} run_settings_t;
-
-/* A TFLiteSettings in JSON (the seed's field names, or their lowerCamelCase
- * JSON names). Only what this runtime honours is accepted. */
-static int settings_parse(const char *text, run_settings_t *s, char *err, size_t err_size) {
-        s->num_threads = -1;
-        _cleanup_free_ char *file_text = NULL;
-        if (text[0] != '{') {
-                size_t size;
-                void *data;
-                int r = file_read(text, &data, &size);
-                if (r < 0) {
-                        snprintf(err, err_size, "--settings: '%s' is neither JSON nor a readable file: %s", text,
-                                 strerror(-r));
-                        return -EINVAL;
-                }
-                file_text = realloc(data, size + 1);
-                if (!file_text) {
-                        free(data);
-                        return -ENOMEM;
-                }
-                file_text[size] = 0;
-                text = file_text;
-        }
-        _cleanup_(json_putp) json_object *o = json_tokener_parse(text);
-        if (!o || !json_object_is_type(o, json_type_object)) {
-                snprintf(err, err_size, "--settings: not a JSON object");
-                return -EINVAL;
-        }
-        json_object_object_foreach(o, key, val) {
-                if (strcmp(key, "delegate") == 0) {
-                        const char *d = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : NULL;
-                        if (!d) {
-                                snprintf(err, err_size, "--settings: delegate must be a string such as \"NONE\"");
-                                return -EINVAL;
-                        }
-                        if (strcmp(d, "NONE") == 0)
-                                continue;
-                        if (strcmp(d, "XNNPACK") == 0)
-                                snprintf(err, err_size, "--settings: delegate XNNPACK is not available yet "
-                                                        "(only NONE, the reference kernels)");
-                        else
-                                snprintf(err, err_size, "--settings: delegate %s is not available "
-                                                        "(only NONE, the reference kernels)", d);
-                        return -ENOTSUP;
-                }
-                if (strcmp(key, "cpu_settings") == 0 || strcmp(key, "cpuSettings") == 0) {
-                        if (!json_object_is_type(val, json_type_object)) {
-                                snprintf(err, err_size, "--settings: %s must be an object", key);
-                                return -EINVAL;
-                        }
-                        json_object_object_foreach(val, k2, v2) {
-                                if (strcmp(k2, "num_threads") != 0 && strcmp(k2, "numThreads") != 0) {
-                                        snprintf(err, err_size, "--settings: unknown or unsupported setting '%s.%s'",
-                                                 key, k2);
-                                        return -EINVAL;
-                                }
-                                if (!json_object_is_type(v2, json_type_int)) {
-                                        snprintf(err, err_size, "--settings: %s.%s must be an integer", key, k2);
-                                        return -EINVAL;
-                                }
-                                int64_t n = json_object_get_int64(v2);
-                                if (n != -1 && (n < 1 || n > 1024)) {
-                                        snprintf(err, err_size, "--settings: %s.%s must be -1 or 1..1024, got %lld",
-                                                 key, k2, (long long) n);
-                                        return -EINVAL;
-                                }
-                                s->num_threads = (int32_t) n;
-                        }
-                        continue;
-                }
-                snprintf(err, err_size, "--settings: unknown or unsupported setting '%s'", key);
-                return -EINVAL;
-        }
-        return 0;
+/* --settings takes a TFLiteSettings as JSON text or as a file holding it;
+ * the runtime's parser (runtime/settings.h) reads both, with the seed's
+ * field names, so `run --local` honours exactly what accel-benchmark and
+ * the daemon honour. */
+static int settings_parse(const char *text, rt_settings_t *ret, char *err, size_t err_size) {
+        char msg[512] = "";
+        int r = text[0] == '{' ? rt_settings_parse_json(text, ret, msg, sizeof(msg))
+                               : rt_settings_load_file(text, ret, msg, sizeof(msg));
+        if (r < 0)
+                snprintf(err, err_size, "--settings: %s", msg[0] ? msg : strerror(-r));
+        return r;
 }
 
 static int run_usage(void) {
@@ -474,7 +409,8 @@ int accelctl_local_run(int argc, char **argv) {
                 return run_usage();
 
         char err[1024] = "";
-        run_settings_t rs = { .num_threads = -1 };
+        _cleanup_(rt_settings_done) rt_settings_t rs;
+        rt_settings_init(&rs);
         if (settings && settings_parse(settings, &rs, err, sizeof(err)) < 0) {
                 fprintf(stderr, "accelctl run: %s\n", err);
                 return 1;
@@ -488,8 +424,11 @@ int accelctl_local_run(int argc, char **argv) {
         _cleanup_(rt_interp_options_freep) rt_interp_options_t *o = rt_interp_options_new();
         if (!o)
                 return 1;
-        if (rs.num_threads != -1)
-                (void) rt_interp_options_set_num_threads(o, rs.num_threads);
+        r = rt_interp_options_set_settings(o, &rs);
+        if (r < 0) {
+                fprintf(stderr, "accelctl run: --settings: %s\n", strerror(-r));
+                return 1;
+        }
         (void) rt_interp_options_enable_profiling(o, false);
         _cleanup_(rt_interp_freep) rt_interp_t *it = NULL;
         uint64_t t0 = now_us();
@@ -572,7 +511,20 @@ int accelctl_local_run(int argc, char **argv) {
                 json_object_object_add(tm, "runs", json_object_new_int64(runs));
                 json_object_object_add(root, "timing_us", tm);
                 json_object_object_add(root, "arena_bytes", json_object_new_int64((int64_t) rt_interp_arena_bytes(it)));
-                json_object_object_add(root, "delegate", json_object_new_string("NONE"));
+                json_object_object_add(root, "delegate", json_object_new_string(rt_settings_delegate_name(&rs)));
+                json_object *parts = json_object_new_array();
+                size_t n_parts = rt_interp_partitions(it, NULL, 0);
+                _cleanup_free_ rt_interp_partition_t *pv = calloc(n_parts ? n_parts : 1, sizeof(*pv));
+                if (!pv)
+                        return 1;
+                n_parts = rt_interp_partitions(it, pv, n_parts);
+                for (size_t i = 0; i < n_parts; i++) {
+                        json_object *x = json_object_new_object();
+                        json_object_object_add(x, "driver", json_object_new_string(pv[i].driver));
+                        json_object_object_add(x, "nodes", json_object_new_int(pv[i].nodes));
+                        json_object_array_add(parts, x);
+                }
+                json_object_object_add(root, "partitions", parts);
                 print_json(root);
         } else {
                 for (int i = 0; i < n_out; i++) {

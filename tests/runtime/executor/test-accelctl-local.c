@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,19 +151,53 @@ START_TEST(test_accelctl_run_local_matches_golden) {
 }
 END_TEST
 
+START_TEST(test_accelctl_run_local_xnnpack) {
+        char outfile[512];
+        snprintf(outfile, sizeof(outfile), "%s/out-xnn.bin", tmpdir);
+        char *argv[] = { "run", "--local", model("hello_world_float.tflite"), "--settings",
+                         "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}", "--input",
+                         model("golden/hello_world_float/input_0.bin"), "--output", outfile, "--json", NULL };
+        ck_assert_msg(capture(accelctl_local_run, argv, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+        json_object *o = json_tokener_parse(out), *v, *x;
+        ck_assert_msg(o, "not JSON: %s", out);
+        ck_assert(json_object_object_get_ex(o, "delegate", &v));
+        ck_assert_str_eq(json_object_get_string(v), "XNNPACK");
+        ck_assert(json_object_object_get_ex(o, "partitions", &v));
+        bool xnn = false;
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                ck_assert(json_object_object_get_ex(json_object_array_get_idx(v, i), "driver", &x));
+                xnn = xnn || strcmp(json_object_get_string(x), "xnnpack") == 0;
+        }
+        ck_assert_msg(xnn, "no xnnpack partition: %s", out);
+        json_object_put(o);
+        float got, want;
+        FILE *f = fopen(outfile, "rb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fread(&got, 1, 4, f), 4);
+        fclose(f);
+        f = fopen(model("golden/hello_world_float/output_0.bin"), "rb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fread(&want, 1, 4, f), 4);
+        fclose(f);
+        ck_assert_msg(fabsf(got - want) <= 1e-3f, "got %g want %g", got, want);
+        unlink(outfile);
+}
+END_TEST
+
 START_TEST(test_accelctl_run_local_settings_errors) {
-        char *xnn[] = { "run", "--local", model("hello_world_float.tflite"), "--settings",
-                        "{\"delegate\":\"XNNPACK\"}", "--input", "x", "--output", "y", NULL };
-        ck_assert_int_eq(capture(accelctl_local_run, xnn, out, sizeof(out), err, sizeof(err)), 1);
-        ck_assert_ptr_nonnull(strstr(err, "XNNPACK is not available yet"));
-        char *unknown[] = { "run", "--local", model("hello_world_float.tflite"), "--settings",
-                            "{\"gpu_settings\":{}}", "--input", "x", "--output", "y", NULL };
-        ck_assert_int_eq(capture(accelctl_local_run, unknown, out, sizeof(out), err, sizeof(err)), 1);
-        ck_assert_ptr_nonnull(strstr(err, "unknown or unsupported setting 'gpu_settings'"));
+        char *gpu[] = { "run", "--local", model("hello_world_float.tflite"), "--settings",
+                        "{\"delegate\":\"GPU\"}", "--input", model("golden/hello_world_float/input_0.bin"),
+                        "--output", "/dev/null", NULL };
+        ck_assert_int_eq(capture(accelctl_local_run, gpu, out, sizeof(out), err, sizeof(err)), 1);
+        ck_assert_msg(strstr(err, "GPU"), "%s", err);
+        char *bogus[] = { "run", "--local", model("hello_world_float.tflite"), "--settings",
+                          "{\"delegate\":\"WARP_DRIVE\"}", "--input", "x", "--output", "y", NULL };
+        ck_assert_int_eq(capture(accelctl_local_run, bogus, out, sizeof(out), err, sizeof(err)), 1);
+        ck_assert_msg(strstr(err, "DEVICE_UNAVAILABLE") && strstr(err, "WARP_DRIVE"), "%s", err);
         char *threads[] = { "run", "--local", model("hello_world_float.tflite"), "--settings",
-                            "{\"cpu_settings\":{\"num_threads\":0}}", "--input", "x", "--output", "y", NULL };
+                            "{\"cpu_settings\":{\"num_threads\":-2}}", "--input", "x", "--output", "y", NULL };
         ck_assert_int_eq(capture(accelctl_local_run, threads, out, sizeof(out), err, sizeof(err)), 1);
-        ck_assert_ptr_nonnull(strstr(err, "num_threads must be -1 or 1..1024"));
+        ck_assert_msg(strstr(err, "--settings:") && strstr(err, "num_threads"), "%s", err);
         char *notjson[] = { "run", "--local", model("hello_world_float.tflite"), "--settings", "{nope",
                             "--input", "x", "--output", "y", NULL };
         ck_assert_int_eq(capture(accelctl_local_run, notjson, out, sizeof(out), err, sizeof(err)), 1);
@@ -204,6 +239,7 @@ int main(void) {
         tcase_add_test(tc, test_accelctl_inspect_lists_unsupported_ops);
         tcase_add_test(tc, test_accelctl_inspect_refuses_malformed);
         tcase_add_test(tc, test_accelctl_run_local_matches_golden);
+        tcase_add_test(tc, test_accelctl_run_local_xnnpack);
         tcase_add_test(tc, test_accelctl_run_local_settings_errors);
         tcase_add_test(tc, test_accelctl_run_local_checks_files);
         suite_add_tcase(s, tc);
