@@ -31,3 +31,7 @@ int accel__transact(accel_client_t *c, Acceld__Request *req, Acceld__Response__B
 
 /* strdup that maps NULL to "". NULL only on allocation failure. */
 char *accel__strdup0(const char *s);
+
+/* accel__transact() sending `n_fds` fds (borrowed) with the request. */
+int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds,
+                        Acceld__Response__BodyCase want, Acceld__Response **ret_resp);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accelctl-bench.h"
 #include "accelctl-local.h"
 #include "accelctl.h"
 #include "config.h"
@@ -14,6 +15,13 @@ static const char usage[] =
         "Commands talking to acceld:\n"
         "  status                 uptime, connections, requests served, limits\n"
         "  caps                   CPU, memory and inference backends\n"
+        "  run MODEL [...]        run a model through acceld (see run --help)\n"
+        "  ops MODEL              which driver supports each node\n"
+        "  models                 models acceld holds\n"
+        "  bench MODEL            benchmark acceleration settings (progress, results table)\n"
+        "  events                 recorded benchmark events (--model, --type, --limit, ...)\n"
+        "  best MODEL             the chosen settings and why (--preference P)\n"
+        "  export FILE            write events as length-delimited BenchmarkEvent protobufs\n"
         "Commands running in-process (no daemon needed):\n"
         "  inspect MODEL          describe a .tflite model\n"
         "  run --local MODEL ...  run a model with the in-process runtime\n"
@@ -101,10 +109,21 @@ int main(int argc, char **argv) {
                 for (int k = 1; k < argc; k++)
                         if (strcmp(argv[k], "--local") == 0)
                                 return run_local(argc, argv, &o, accelctl_local_run);
-                fprintf(stderr, "accelctl run: only --local is available in this version "
-                                "(running through acceld comes with the serving API)\n");
-                return 2;
+                return accelctl_run(argc, argv, &o);
         }
+        if (strcmp(argv[0], "ops") == 0)
+                return accelctl_ops(argc, argv, &o);
+        if (strcmp(argv[0], "models") == 0)
+                return accelctl_models(argc, argv, &o);
+        /* issue 6: benchmarks */
+        if (strcmp(argv[0], "bench") == 0)
+                return accelctl_bench(argc, argv, &o);
+        if (strcmp(argv[0], "events") == 0)
+                return accelctl_events(argc, argv, &o);
+        if (strcmp(argv[0], "best") == 0)
+                return accelctl_best(argc, argv, &o);
+        if (strcmp(argv[0], "export") == 0)
+                return accelctl_export(argc, argv, &o);
         fprintf(stderr, "accelctl: unknown command '%s'\n%s", argv[0], usage);
         return 2;
 }

@@ -58,3 +58,7 @@ void accelctl_table_done(accelctl_table_t *t);
 /* The subcommands. argv[0] is the subcommand name. */
 int accelctl_status(int argc, char **argv, const accelctl_opts_t *global);
 int accelctl_caps(int argc, char **argv, const accelctl_opts_t *global);
+/* accelctl-run.c: run MODEL through acceld, ops MODEL, models. */
+int accelctl_run(int argc, char **argv, const accelctl_opts_t *global);
+int accelctl_ops(int argc, char **argv, const accelctl_opts_t *global);
+int accelctl_models(int argc, char **argv, const accelctl_opts_t *global);

@@ -128,6 +128,11 @@ const char *accel_client_socket_path(const accel_client_t *c) {
 
 int accel__transact(accel_client_t *c, Acceld__Request *req, Acceld__Response__BodyCase want,
                     Acceld__Response **ret_resp) {
+        return accel__transact_fds(c, req, NULL, 0, want, ret_resp);
+}
+
+int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds,
+                        Acceld__Response__BodyCase want, Acceld__Response **ret_resp) {
         ProtobufCMessage *m = NULL;
         Acceld__Response *resp;
         uint64_t id;
@@ -138,7 +143,11 @@ int accel__transact(accel_client_t *c, Acceld__Request *req, Acceld__Response__B
         id = c->next_request_id++;
         req->has_request_id = 1;
         req->request_id = id;
-        r = ipc_send(c->fd, &req->base, NULL, 0);
+        if (n_fds > 0) {
+                req->has_num_fds = 1;
+                req->num_fds = (uint32_t) n_fds;
+        }
+        r = ipc_send(c->fd, &req->base, fds, n_fds);
         if (r < 0)
                 return accel__error(r, ACCEL_STATUS_NONE, "cannot send request: %s", strerror(-r));
 

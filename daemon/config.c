@@ -83,6 +83,27 @@ static const config_entry_t config_table[] = {
              "Lowest priority logged: emerg, alert, crit, err, warning, notice, info, debug."),
         ENUM("log_target", log_target, log_target_names, DAEMON_LOG_TARGET_AUTO,
              "auto (the journal when started by systemd, else stderr), journal or stderr."),
+        UINT("worker_threads", worker_threads, 1, 64, 2,
+             "Worker threads per driver queue running compilations and executions."),
+        UINT("instance_concurrency", instance_concurrency, 1, 64, 1,
+             "Executions one shared compiled model runs at once; each needs its own interpreter "
+             "(arena, XNNPACK packed weights), so N costs about N times that memory."),
+        UINT("max_model_bytes", max_model_bytes, 1 * KIB, 4 * GIB, 1 * GIB,
+             "Largest model PrepareModel accepts."),
+        UINT("max_models_per_uid", max_models_per_uid, 0, 1000000, 0,
+             "Prepared models (handles) one uid may hold at once; 0 = unlimited."),
+        UINT("max_registered_bytes_per_uid", max_registered_bytes_per_uid, 0, 1024 * GIB, 0,
+             "Bytes of registered and allocated buffers one uid may hold; 0 = unlimited."),
+        UINT("max_queued_per_uid", max_queued_per_uid, 0, 1000000, 0,
+             "Compilations and executions one uid may have queued or running; 0 = unlimited."),
+        STR("allowed_uids", allowed_uids,
+            "Comma-separated uids allowed to connect (root and acceld's uid always are); "
+            "empty = all the socket's permissions let in."),
+        STR("allowed_gids", allowed_gids,
+            "Comma-separated gids whose members (primary gid) are allowed, as allowed_uids."),
+        STR("default_delegate", default_delegate,
+            "Delegate when PrepareModel gives no settings: auto (XNNPACK if built in, else NONE), "
+            "NONE or XNNPACK."),
 };
 
 static void *entry_ptr(daemon_config_t *c, const config_entry_t *e) {
@@ -194,6 +215,9 @@ void daemon_config_done(daemon_config_t *c) {
                 return;
         free(c->socket_path);
         free(c->state_dir);
+        free(c->allowed_uids);
+        free(c->allowed_gids);
+        free(c->default_delegate);
         memset(c, 0, sizeof(*c));
 }
 

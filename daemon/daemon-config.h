@@ -38,6 +38,16 @@ typedef struct daemon_config {
         uint64_t shutdown_timeout_ms;
         int log_level;                  /* LOG_EMERG .. LOG_DEBUG */
         int log_target;                 /* daemon_log_target_t */
+        /* Serving (issue 5). */
+        uint64_t worker_threads;        /* per driver queue */
+        uint64_t instance_concurrency;  /* executions at once per compiled instance */
+        uint64_t max_model_bytes;
+        uint64_t max_models_per_uid;    /* 0 = unlimited */
+        uint64_t max_registered_bytes_per_uid;
+        uint64_t max_queued_per_uid;
+        char *allowed_uids;             /* comma-separated; NULL = everyone the socket lets in */
+        char *allowed_gids;
+        char *default_delegate;         /* "NONE", "XNNPACK", ...; NULL = "auto" */
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

@@ -30,6 +30,22 @@ static const daemon_handler_t handler_table[] = {
         { ACCELD__REQUEST__BODY_HELLO, "Hello", daemon_hello_handle },
         { ACCELD__REQUEST__BODY_GET_CAPABILITIES, "GetCapabilities", daemon_caps_handle },
         { ACCELD__REQUEST__BODY_GET_STATUS, "GetStatus", daemon_status_handle },
+        { ACCELD__REQUEST__BODY_PREPARE_MODEL, "PrepareModel", daemon_prepare_handle },
+        { ACCELD__REQUEST__BODY_RELEASE_MODEL, "ReleaseModel", daemon_release_handle },
+        { ACCELD__REQUEST__BODY_EXECUTE, "Execute", daemon_execute_handle },
+        { ACCELD__REQUEST__BODY_REGISTER_BUFFER, "RegisterBuffer", daemon_register_buffer_handle },
+        { ACCELD__REQUEST__BODY_UNREGISTER_BUFFER, "UnregisterBuffer", daemon_unregister_buffer_handle },
+        { ACCELD__REQUEST__BODY_ALLOCATE_BUFFER, "AllocateBuffer", daemon_allocate_buffer_handle },
+        { ACCELD__REQUEST__BODY_CANCEL, "Cancel", daemon_cancel_handle },
+        { ACCELD__REQUEST__BODY_LIST_MODELS, "ListModels", daemon_list_models_handle },
+        { ACCELD__REQUEST__BODY_REMOVE_MODEL, "RemoveModel", daemon_remove_model_handle },
+        { ACCELD__REQUEST__BODY_RUN_BENCHMARK, "RunBenchmark", daemon_run_benchmark_handle },
+        { ACCELD__REQUEST__BODY_BENCHMARK_PROGRESS, "BenchmarkProgress", daemon_benchmark_progress_handle },
+        { ACCELD__REQUEST__BODY_LIST_BENCHMARK_EVENTS, "ListBenchmarkEvents", daemon_list_benchmark_events_handle },
+        { ACCELD__REQUEST__BODY_GET_BEST_SETTINGS, "GetBestSettings", daemon_get_best_settings_handle },
+        { ACCELD__REQUEST__BODY_EXPORT_BENCHMARK_EVENTS, "ExportBenchmarkEvents", daemon_export_benchmark_events_handle },
+        { ACCELD__REQUEST__BODY_RESIZE_INPUTS, "ResizeInputs", daemon_resize_inputs_handle },
+        { ACCELD__REQUEST__BODY_GET_SUPPORTED_OPERATIONS, "GetSupportedOperations", daemon_supported_ops_handle },
 };
 
 static const daemon_handler_t *handler_lookup(Acceld__Request__BodyCase body_case) {
@@ -95,12 +111,25 @@ int daemon_request_errorf(daemon_request_t *rq, int error, const char *fmt, ...)
         return error;
 }
 
+int daemon_request_take_fd(daemon_request_t *rq, int64_t index) {
+        int fd;
+
+        if (index < 0 || (uint64_t) index >= rq->n_fds || rq->fds[index] < 0)
+                return -EBADF;
+        fd = rq->fds[index];
+        rq->fds[index] = -1;
+        return fd;
+}
+
 static daemon_request_t *request_free(daemon_request_t *rq) {
         if (!rq)
                 return NULL;
         for (size_t i = 0; i < rq->n_fds; i++)
                 if (rq->fds[i] >= 0)
                         (void) close(rq->fds[i]);
+        for (size_t i = 0; i < rq->n_out_fds; i++)
+                if (rq->out_fds[i] >= 0)
+                        (void) close(rq->out_fds[i]);
         while (rq->allocs) {
                 daemon_alloc_t *a = rq->allocs;
 
@@ -127,8 +156,12 @@ void daemon_request_complete(daemon_request_t *rq, int r) {
                 rq->resp.message = (char *) (rq->message ? rq->message : strerror(-r));
         } else if (rq->message)
                 rq->resp.message = (char *) rq->message;
+        if (r == 0 && rq->n_out_fds > 0) {
+                rq->resp.has_num_fds = 1;
+                rq->resp.num_fds = (uint32_t) rq->n_out_fds;
+        }
 
-        k = daemon_conn_send(c, &rq->resp, NULL, 0);
+        k = daemon_conn_send(c, &rq->resp, r == 0 ? rq->out_fds : NULL, r == 0 ? rq->n_out_fds : 0);
         if (k == -EMSGSIZE) {
                 /* The reply itself is too big: say so instead. */
                 Acceld__Response small = ACCELD__RESPONSE__INIT;

@@ -37,6 +37,8 @@ typedef struct daemon_request {
         const char *message;            /* error message (arena or static) */
         daemon_alloc_t *allocs;         /* arena, freed with the request */
         uint64_t received_ns;           /* uv_hrtime() at decode */
+        int out_fds[IPC_MAX_FDS_PER_FRAME]; /* sent with the reply, then closed (owned) */
+        size_t n_out_fds;
 } daemon_request_t;
 
 typedef int (*daemon_handler_fn)(daemon_request_t *rq);
@@ -62,6 +64,11 @@ char *daemon_request_printf(daemon_request_t *rq, const char *fmt, ...)
  * `return daemon_request_errorf(rq, -EINVAL, "bad %s", x);`. */
 int daemon_request_errorf(daemon_request_t *rq, int error, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* Take the request's fd number `index` (as named in its body): returns it
+ * (the caller owns it) or -EBADF when the index is out of range or the fd
+ * was already taken. */
+int daemon_request_take_fd(daemon_request_t *rq, int64_t index);
 
 /* "Hello", "GetCapabilities", ...; "unknown" for a case not in the table. */
 const char *daemon_request_name(Acceld__Request__BodyCase body_case);

@@ -22,3 +22,26 @@ int daemon_status_handle(daemon_request_t *rq);
 /* Fill `l` (owned by the caller) from the configuration; shared by Hello
  * and GetStatus. */
 void daemon_limits_fill(Acceld__Limits *l, const daemon_config_t *config);
+
+/* serving.c: models, buffers and executions (issue 5). Every handler
+ * defers work that compiles or runs a model to the scheduler. */
+int daemon_prepare_handle(daemon_request_t *rq);
+int daemon_release_handle(daemon_request_t *rq);
+int daemon_execute_handle(daemon_request_t *rq);
+int daemon_register_buffer_handle(daemon_request_t *rq);
+int daemon_unregister_buffer_handle(daemon_request_t *rq);
+int daemon_allocate_buffer_handle(daemon_request_t *rq);
+int daemon_cancel_handle(daemon_request_t *rq);
+int daemon_list_models_handle(daemon_request_t *rq);
+int daemon_remove_model_handle(daemon_request_t *rq);
+int daemon_resize_inputs_handle(daemon_request_t *rq);
+int daemon_supported_ops_handle(daemon_request_t *rq);
+
+/* bench-handlers.c: benchmarks (issue 6, docs/benchmarking.md). RunBenchmark
+ * queues a run and answers its id at once; BenchmarkProgress reports it;
+ * the others answer from the storage thread. */
+int daemon_run_benchmark_handle(daemon_request_t *rq);
+int daemon_benchmark_progress_handle(daemon_request_t *rq);
+int daemon_list_benchmark_events_handle(daemon_request_t *rq);
+int daemon_get_best_settings_handle(daemon_request_t *rq);
+int daemon_export_benchmark_events_handle(daemon_request_t *rq);

@@ -17,11 +17,15 @@
 #include "log.h"
 #include "notify.h"
 #include "server.h"
+#include "serving.h"
+#include "worker.h"
+#include "bench.h"
 
 typedef struct acceld {
         uv_loop_t loop;
         daemon_config_t config;
         daemon_server_t server;
+        daemon_serving_t serving;
         daemon_notify_t notify;
         uv_signal_t sig_term, sig_int;
         bool signals_open;
@@ -57,6 +61,10 @@ static void on_drained(daemon_server_t *s) {
 
         log_info("all connections closed, exiting");
         daemon_notify_stop(&a->notify);
+        /* Workers join here; the async handle closes with the loop. */
+        daemon_serving_done(&a->serving);
+        /* issue 6: runner (kills a running worker) and storage thread. */
+        daemon_bench_done();
         if (a->signals_open) {
                 a->signals_open = false;
                 uv_close((uv_handle_t *) &a->sig_term, NULL);
@@ -85,12 +93,21 @@ static int run(acceld_t *a) {
                 return log_error_errno(r, "uv_loop_init failed");
 
         daemon_server_init(&a->server, &a->loop, &a->config);
+        r = daemon_serving_init(&a->serving, &a->server);
+        if (r < 0) {
+                (void) log_error_errno(r, "cannot set up serving (check allowed_uids/allowed_gids)");
+                goto out;
+        }
         r = daemon_server_listen(&a->server);
         if (r < 0) {
                 (void) log_error_errno(r, "cannot listen on %s",
                                        a->config.socket_path ? a->config.socket_path : "(none)");
                 goto out;
         }
+        /* issue 6: benchmarks, only once we own the socket (the start-up scan
+         * must not touch the runs of another acceld on this state directory).
+         * A failure is logged and leaves them unavailable. */
+        (void) daemon_bench_init(&a->loop, &a->config);
 
         a->sig_term.data = a->sig_int.data = a;
         if ((r = uv_signal_init(&a->loop, &a->sig_term)) < 0 ||
@@ -143,6 +160,10 @@ int main(int argc, char **argv) {
         daemon_args_t args;
         char err[512] = "";
         int r;
+
+        /* issue 6: a benchmark worker child, not the daemon. */
+        if (argc > 1 && strcmp(argv[1], DAEMON_WORKER_ARG) == 0)
+                return daemon_worker_main(argc, argv);
 
         daemon_config_init(&a.config);
         r = daemon_config_from_args(&a.config, &args, argc, argv, ACCELD_SYSCONF_PATH, err, sizeof(err));

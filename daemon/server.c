@@ -115,6 +115,8 @@ static void conn_close(daemon_conn_t *c) {
                 return;
         c->closing = true;
         c->server->n_closing++;
+        if (c->server->on_conn_close)
+                c->server->on_conn_close(c);
         if (c->poll_events)
                 (void) uv_poll_stop(&c->poll);
         c->poll_events = 0;
@@ -255,6 +257,10 @@ static void conn_read(daemon_conn_t *c) {
                         /* Replies still queued or owed are delivered if the
                          * peer only shut down its writing side. */
                         c->close_after_flush = true;
+                        if (c->server->on_conn_eof)
+                                c->server->on_conn_eof(c);
+                        if (c->closing)
+                                return;
                         conn_maybe_finish(c);
                         if (!c->closing)
                                 conn_update_poll(c);
@@ -378,7 +384,19 @@ static void conn_new(daemon_server_t *s, int fd) {
                          "connection %" PRIu64 " from pid %d uid %u", c->id, (int) c->peer.pid,
                          (unsigned) c->peer.uid);
         }
+        if (s->on_conn_open && s->on_conn_open(c) < 0) {
+                log_full(LOG_NOTICE, DLOG_FIELDS(c->client_field),
+                         "refusing connection from pid %d uid %u gid %u: not in allowed_uids/allowed_gids",
+                         (int) c->peer.pid, (unsigned) c->peer.uid, (unsigned) c->peer.gid);
+                conn_close(c);
+                return;
+        }
         conn_update_poll(c);
+}
+
+int daemon_server_adopt(daemon_server_t *s, int fd) {
+        conn_new(s, fd);
+        return 0;
 }
 
 /* ---- listening ---- */

@@ -56,6 +56,7 @@ struct daemon_conn {
         bool closed;                    /* close callback ran */
         bool close_after_flush;         /* no more requests; close when the writer is empty */
         bool processing;                /* inside conn_process(): no re-entry */
+        void *session;                  /* serving state (handles, buffers); serving.c */
 };
 
 typedef void (*daemon_server_drained_fn)(daemon_server_t *s);
@@ -83,6 +84,15 @@ struct daemon_server {
         daemon_stats_t stats;
         bool stopping;
         daemon_server_drained_fn on_drained;
+        /* Serving hooks (serving.c); NULL = none. on_conn_open may refuse a
+         * connection (negative errno: it is closed at once); on_conn_close
+         * runs when a connection starts closing and must release everything
+         * the connection holds, queued work included. */
+        void *serving;
+        int (*on_conn_open)(daemon_conn_t *c);
+        void (*on_conn_close)(daemon_conn_t *c);
+        /* The peer shut down its side: queued work may be dropped. */
+        void (*on_conn_eof)(daemon_conn_t *c);
 };
 
 /* Set up `s` (zeroing it) for `loop` and `config` (borrowed; both must
@@ -110,6 +120,11 @@ void daemon_server_shutdown(daemon_server_t *s, daemon_server_drained_fn done);
 /* Close the listening socket and unlink the socket path we created. Call
  * after the loop has finished. Idempotent. */
 void daemon_server_done(daemon_server_t *s);
+
+/* Serve an already connected stream socket `fd` (non-blocking; owned by
+ * the server from now on) as if it had been accepted. For tests and the
+ * request fuzz target. Returns 0; the fd is closed on failure. */
+int daemon_server_adopt(daemon_server_t *s, int fd);
 
 /* Connections open and not being closed. */
 unsigned daemon_server_open_connections(const daemon_server_t *s);

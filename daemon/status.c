@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "handlers.h"
+#include "serving.h"
 
 int daemon_status_handle(daemon_request_t *rq) {
         const daemon_server_t *s = rq->server;
@@ -36,6 +37,11 @@ int daemon_status_handle(daemon_request_t *rq) {
         out->has_pid = 1;
         out->pid = (uint32_t) getpid();
         out->server_version = (char *) ACCELD_VERSION;
+        if (s->serving) {
+                out->serving = daemon_serving_status(rq);
+                if (!out->serving)
+                        return -ENOMEM;
+        }
 
         rq->resp.body_case = ACCELD__RESPONSE__BODY_GET_STATUS;
         rq->resp.get_status = out;

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(
-  gcc clang pkg-config meson ninja-build python3
+  gcc clang libclang-rt-14-dev pkg-config meson ninja-build python3
   protobuf-c-compiler libprotobuf-c-dev
   libuv1-dev libsqlite3-dev sqlite3 libsystemd-dev
   libjson-c-dev libinih-dev check

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's run command (`make run`): start acceld in the foreground on
-# ./var/acceld.sock with its state in ./var, show it answering, and keep it
-# running until Ctrl-C.
+# ./var/acceld.sock with its state in ./var, show it answering, serve a real
+# model (a MobileNet-shaped float network the project generates itself with
+# bench/make-demo-model into ./var), print its top-5 and timings, and keep
+# acceld running until Ctrl-C.
 #
 #   scripts/run-demo.sh BUILD_DIR
 #
@@ -12,16 +14,23 @@ set -euo pipefail
 build=${1:-build}
 acceld="$build/daemon/acceld"
 accelctl="$build/client/accelctl"
+make_model="$build/bench/make-demo-model"
 var=./var
 sock="$var/acceld.sock"
+model="$var/demo-mobilenet.tflite"
+input="$var/demo-input.bin"
 
-for b in "$acceld" "$accelctl"; do
+for b in "$acceld" "$accelctl" "$make_model"; do
   if [ ! -x "$b" ]; then
     echo "run-demo: $b is missing; build first (make run does)" >&2
     exit 1
   fi
 done
 mkdir -p "$var"
+# The demo model and a deterministic input image (same bytes every build).
+if [ ! -s "$model" ] || [ ! -s "$input" ]; then
+  "$make_model" "$model" "$input"
+fi
 
 # --config /dev/null: the demo uses the built-in defaults, not an installed
 # /etc/acceld/acceld.conf.
@@ -68,6 +77,23 @@ echo
 echo "== accelctl --socket $sock caps"
 "$accelctl" --socket "$sock" caps
 echo
+echo "== accelctl --socket $sock ops $model (first nodes)"
+"$accelctl" --socket "$sock" ops "$model" >"$var/demo-ops.txt"
+head -n 6 "$var/demo-ops.txt"
+echo
+# The model goes to acceld as an fd, the tensors through shared memory; the
+# daemon picks the delegate (XNNPACK when built in).
+echo "== accelctl --socket $sock run $model --input $input --runs 10"
+"$accelctl" --socket "$sock" run "$model" --input "$input" --runs 10
+echo
+
+# Hook for issue 6 (benchmarks): when scripts/demo-bench.sh exists it is run
+# here with the socket and the model, and prints the benchmark results.
+if [ -x scripts/demo-bench.sh ]; then
+  echo "== scripts/demo-bench.sh"
+  scripts/demo-bench.sh "$build" "$sock" "$model" || echo "run-demo: demo-bench.sh failed" >&2
+  echo
+fi
 
 if [ "${ACCELD_DEMO_EXIT:-0}" = 1 ]; then
   stop

@@ -175,6 +175,298 @@ ACCEL_EXPORT const char *accel_last_error(void);
  * ACCEL_STATUS_NONE when it failed locally. */
 ACCEL_EXPORT accel_status_t accel_last_status(void);
 
+
+/* ---- interpreter (TFLite C API shape, served by acceld) ----
+ *
+ *   accel_model_t *m;
+ *   accel_model_create_from_file("m.tflite", &m);     // sent to acceld as an fd
+ *   accel_interp_options_t *o = accel_interp_options_create();
+ *   accel_interp_options_set_settings_json(o, "{\"delegate\": \"XNNPACK\"}");
+ *   accel_interp_t *it;
+ *   accel_interp_create(m, o, &it);                   // connects and prepares
+ *   accel_interp_allocate_tensors(it);                // shared-memory tensors
+ *   memcpy(accel_tensor_data(accel_interp_input_tensor(it, 0)), in, n);
+ *   accel_interp_invoke(it);                          // outputs land in place
+ *   ... accel_tensor_data(accel_interp_output_tensor(it, 0)) ...
+ *   accel_interp_delete(it); accel_interp_options_delete(o); accel_model_delete(m);
+ *
+ * Tensors live in one sealed memfd registered with acceld once: an invoke
+ * sends a small Execute naming regions of it, acceld reads the inputs and
+ * writes the outputs there directly. Errors: as everywhere in libaccel
+ * (return a negative errno, accel_last_error() says why). One interpreter
+ * is one connection and is used by one thread at a time.
+ */
+
+typedef enum accel_priority {
+        ACCEL_PRIORITY_DEFAULT = 0,
+        ACCEL_PRIORITY_LOW = 1,
+        ACCEL_PRIORITY_MEDIUM = 2,
+        ACCEL_PRIORITY_HIGH = 3,
+} accel_priority_t;
+
+/* TFLite TensorType numbers. */
+typedef enum accel_type {
+        ACCEL_TYPE_FLOAT32 = 0,
+        ACCEL_TYPE_FLOAT16 = 1,
+        ACCEL_TYPE_INT32 = 2,
+        ACCEL_TYPE_UINT8 = 3,
+        ACCEL_TYPE_INT64 = 4,
+        ACCEL_TYPE_STRING = 5,
+        ACCEL_TYPE_BOOL = 6,
+        ACCEL_TYPE_INT16 = 7,
+        ACCEL_TYPE_INT8 = 9,
+} accel_type_t;
+
+typedef struct accel_model accel_model_t;
+typedef struct accel_interp_options accel_interp_options_t;
+typedef struct accel_interp accel_interp_t;
+typedef struct accel_tensor accel_tensor_t;
+
+/* A model from a file (kept open; acceld maps it through the fd) or from
+ * memory (copied). Release with accel_model_delete(). 0 or -errno. */
+ACCEL_EXPORT int accel_model_create_from_file(const char *path, accel_model_t **ret);
+ACCEL_EXPORT int accel_model_create(const void *data, size_t size, accel_model_t **ret);
+ACCEL_EXPORT accel_model_t *accel_model_delete(accel_model_t *m);
+
+/* Options; NULL when out of memory. Setters return 0 or -EINVAL. */
+ACCEL_EXPORT accel_interp_options_t *accel_interp_options_create(void);
+ACCEL_EXPORT accel_interp_options_t *accel_interp_options_delete(accel_interp_options_t *o);
+/* TFLiteSettings in its JSON form (copied); overrides delegate/threads. */
+ACCEL_EXPORT int accel_interp_options_set_settings_json(accel_interp_options_t *o, const char *json);
+/* A serialized tflite.proto.ComputeSettings (copied). */
+ACCEL_EXPORT int accel_interp_options_set_compute_settings(accel_interp_options_t *o, const void *data,
+                                                           size_t size);
+/* "NONE", "XNNPACK", ...; NULL = the daemon's choice. */
+ACCEL_EXPORT int accel_interp_options_set_delegate(accel_interp_options_t *o, const char *delegate);
+ACCEL_EXPORT int accel_interp_options_set_num_threads(accel_interp_options_t *o, int32_t n);
+ACCEL_EXPORT int accel_interp_options_set_priority(accel_interp_options_t *o, accel_priority_t p);
+/* Each invoke must start within `ms` (0 = no deadline). */
+ACCEL_EXPORT int accel_interp_options_set_deadline_ms(accel_interp_options_t *o, uint32_t ms);
+/* Socket path (NULL: accel_connect()'s default). */
+ACCEL_EXPORT int accel_interp_options_set_socket(accel_interp_options_t *o, const char *path);
+/* Send tensors inline in the frames instead of shared memory. */
+ACCEL_EXPORT int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enable);
+
+/* Connect, prepare `model` (borrowed until this returns) and describe its
+ * tensors. 0 or -errno (the daemon's status in accel_last_status()). */
+ACCEL_EXPORT int accel_interp_create(const accel_model_t *model, const accel_interp_options_t *options,
+                                     accel_interp_t **ret);
+ACCEL_EXPORT accel_interp_t *accel_interp_delete(accel_interp_t *it);
+
+ACCEL_EXPORT int32_t accel_interp_input_count(const accel_interp_t *it);
+ACCEL_EXPORT int32_t accel_interp_output_count(const accel_interp_t *it);
+/* Owned by the interpreter; NULL out of range. */
+ACCEL_EXPORT accel_tensor_t *accel_interp_input_tensor(accel_interp_t *it, int32_t i);
+ACCEL_EXPORT const accel_tensor_t *accel_interp_output_tensor(const accel_interp_t *it, int32_t i);
+
+/* Set input i's shape (acceld re-derives every shape); call
+ * accel_interp_allocate_tensors() again before invoking. */
+ACCEL_EXPORT int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims, int32_t rank);
+/* Back every tensor with the shared-memory buffer. 0 or -errno. */
+ACCEL_EXPORT int accel_interp_allocate_tensors(accel_interp_t *it);
+/* Run once. 0 or -errno (-ETIME: deadline missed). */
+ACCEL_EXPORT int accel_interp_invoke(accel_interp_t *it);
+/* Queue and compute time of the last invoke, as acceld measured them, and
+ * the whole round trip as the client saw it (microseconds). */
+ACCEL_EXPORT void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us,
+                                           uint64_t *ret_compute_us, uint64_t *ret_total_us);
+/* Whether acceld reused an already compiled instance, its compile time. */
+ACCEL_EXPORT bool accel_interp_shared(const accel_interp_t *it);
+ACCEL_EXPORT uint64_t accel_interp_compile_us(const accel_interp_t *it);
+/* Which driver runs how many nodes: fills up to max entries; returns count. */
+ACCEL_EXPORT size_t accel_interp_partitions(const accel_interp_t *it, const char **ret_drivers,
+                                            int32_t *ret_nodes, size_t max);
+
+ACCEL_EXPORT accel_type_t accel_tensor_type(const accel_tensor_t *t);
+ACCEL_EXPORT const char *accel_tensor_name(const accel_tensor_t *t);
+ACCEL_EXPORT int32_t accel_tensor_num_dims(const accel_tensor_t *t);
+ACCEL_EXPORT int32_t accel_tensor_dim(const accel_tensor_t *t, int32_t i);
+ACCEL_EXPORT size_t accel_tensor_byte_size(const accel_tensor_t *t);
+/* Per-tensor quantization (scale 0 when not quantized). */
+ACCEL_EXPORT float accel_tensor_scale(const accel_tensor_t *t);
+ACCEL_EXPORT int32_t accel_tensor_zero_point(const accel_tensor_t *t);
+/* The bytes in shared memory; NULL before accel_interp_allocate_tensors(). */
+ACCEL_EXPORT void *accel_tensor_data(const accel_tensor_t *t);
+/* Copy in / out; size must equal the byte size. 0 or -EINVAL. */
+ACCEL_EXPORT int accel_tensor_copy_from_buffer(accel_tensor_t *t, const void *data, size_t size);
+ACCEL_EXPORT int accel_tensor_copy_to_buffer(const accel_tensor_t *t, void *data, size_t size);
+/* "float32", "int8", ... */
+ACCEL_EXPORT const char *accel_type_name(accel_type_t type);
+
+/* ---- models in acceld ---- */
+
+typedef struct accel_model_entry {
+        char *sha256;
+        char *name;
+        uint64_t size;
+        uint32_t instances;             /* compiled instances (settings) */
+        uint32_t references;            /* handles and running jobs */
+} accel_model_entry_t;
+
+/* The models acceld holds; free with accel_model_list_free(). */
+ACCEL_EXPORT int accel_list_models(accel_client_t *c, accel_model_entry_t **ret, size_t *ret_n);
+ACCEL_EXPORT void accel_model_list_free(accel_model_entry_t *v, size_t n);
+
+typedef struct accel_node_support {
+        int32_t index;
+        char *op;
+        size_t n_drivers;
+        char **drivers;
+        bool *supported;
+        char **reasons;
+} accel_node_support_t;
+
+/* Per node, which drivers support it and why not. `model` as for
+ * accel_interp_create(). Free with accel_node_support_free(). */
+ACCEL_EXPORT int accel_get_supported_operations(accel_client_t *c, const accel_model_t *model,
+                                                accel_node_support_t **ret, size_t *ret_n);
+ACCEL_EXPORT void accel_node_support_free(accel_node_support_t *v, size_t n);
+
+/* ---- Benchmarks (issue 6) -------------------------------------------
+ *
+ *   uint64_t run;
+ *   accel_bench_start(c, fd, NULL, NULL, &run);   // generated candidates
+ *   accel_bench_progress_t *p;
+ *   do { sleep; accel_bench_progress(c, run, &p); ... } while (!p->finished);
+ *
+ * Settings appear in the runtime's JSON form (the seed's TFLiteSettings
+ * field names, plus "plugin_settings" and delegate names of plugins).
+ */
+
+typedef struct accel_bench_options {
+        const char *const *candidates_json;     /* none: the daemon generates them */
+        size_t n_candidates;
+        const void *const *inputs;              /* golden inputs, one per model input */
+        const size_t *input_sizes;
+        size_t n_inputs;
+        const void *const *outputs;             /* golden outputs (optional) */
+        const size_t *output_sizes;
+        size_t n_outputs;
+        uint32_t runs;                          /* 0: the daemon's default (10) */
+        uint32_t timeout_ms;                    /* per candidate; 0: default (30000) */
+        float max_absolute_error;               /* 0: defaults */
+        float max_mean_squared_error;
+        float max_symmetric_kl_divergence;
+} accel_bench_options_t;
+
+typedef struct accel_bench_candidate {
+        char *settings_json;
+        char *settings_key;
+        char *label;                            /* "xnnpack/2t", ... */
+        char *state;                            /* pending, running, done, skipped */
+        int ok;                                 /* 1, 0, -1 not finished */
+        int64_t median_us, p90_us, init_us;     /* -1: none */
+        int32_t max_memory_kb;                  /* -1: none */
+        char *error;                            /* "" when it ran */
+        int error_stage;                        /* BenchmarkStage of an ERROR, -1 none */
+        int error_exit_code;                    /* -1: none */
+        int error_signal;                       /* 0: none */
+} accel_bench_candidate_t;
+
+typedef struct accel_bench_progress {
+        uint64_t run_id;
+        char *model_sha256;                     /* "" until the model is read */
+        bool finished;
+        uint32_t done, total;
+        accel_bench_candidate_t *candidates;
+        size_t n_candidates;
+        char *best_label;                       /* "" when nothing was correct */
+        char *best_settings_json;
+        char *message;
+} accel_bench_progress_t;
+
+/*
+ * Queue a benchmark of the model open on `model_fd` (sent to acceld, which
+ * reads it), or of the stored model `model_sha256` when model_fd < 0.
+ * options may be NULL. *ret_run_id identifies the run.
+ * Returns 0, -EINVAL, -EBUSY (too many runs queued), -ENODEV (benchmarks
+ * unavailable) or another -errno as described above.
+ */
+ACCEL_EXPORT int accel_bench_start(accel_client_t *c, int model_fd, const char *model_sha256,
+                                   const accel_bench_options_t *options, uint64_t *ret_run_id);
+
+/* The state of a run; free with accel_bench_progress_free(). -ENOENT for an
+ * unknown (or long finished) run. */
+ACCEL_EXPORT int accel_bench_progress(accel_client_t *c, uint64_t run_id, accel_bench_progress_t **ret);
+ACCEL_EXPORT accel_bench_progress_t *accel_bench_progress_free(accel_bench_progress_t *p);
+
+typedef struct accel_bench_metric {
+        char *name;
+        float *values;
+        size_t n_values;
+} accel_bench_metric_t;
+
+typedef struct accel_bench_error_code {
+        int source;                             /* Delegate */
+        int tflite_error;
+        int64_t underlying_api_error;
+} accel_bench_error_code_t;
+
+/* One recorded tflite.proto.BenchmarkEvent with its log columns. has_*
+ * tell which optional fields the event carries. */
+typedef struct accel_bench_event {
+        int64_t id;
+        char *model_sha256;
+        char *settings_key;
+        char *driver_version;
+        char *settings_json;                    /* tflite_settings */
+        int event_type;                         /* 1 START, 2 END, 3 ERROR, 4 LOGGED */
+        bool has_boottime_us, has_wallclock_us;
+        int64_t boottime_us, wallclock_us;
+        bool has_result;
+        int64_t *initialization_time_us;
+        size_t n_initialization_time_us;
+        int64_t *inference_time_us;
+        size_t n_inference_time_us;
+        bool has_max_memory_kb, has_ok;
+        int32_t max_memory_kb;
+        bool ok;
+        accel_bench_metric_t *metrics;
+        size_t n_metrics;
+        bool has_error, has_stage, has_exit_code, has_signal;
+        int stage, exit_code, signal;
+        accel_bench_error_code_t *error_codes;
+        size_t n_error_codes;
+} accel_bench_event_t;
+
+typedef struct accel_bench_event_filter {
+        const char *model_sha256;               /* NULL: any */
+        const char *settings_key;               /* NULL: any */
+        int event_type;                         /* 0: any */
+        bool has_from, has_to;                  /* wallclock in [from_us, to_us) */
+        int64_t from_us, to_us;
+        uint32_t limit;                         /* 0: the daemon's maximum (1000) */
+} accel_bench_event_filter_t;
+
+/* Events of the log, oldest first; free with accel_bench_events_free().
+ * filter may be NULL. */
+ACCEL_EXPORT int accel_bench_events(accel_client_t *c, const accel_bench_event_filter_t *filter,
+                                    accel_bench_event_t **ret, size_t *ret_n);
+ACCEL_EXPORT void accel_bench_events_free(accel_bench_event_t *v, size_t n);
+
+typedef struct accel_bench_best {
+        char *settings_json;
+        char *settings_key;
+        char *label;
+        char *reason;
+        int64_t decided_at_us;
+} accel_bench_best_t;
+
+/* The chosen settings of a model for an ExecutionPreference (0 ANY,
+ * 1 LOW_LATENCY, 2 LOW_POWER, 3 FORCE_CPU) and why. -ENOENT when no
+ * setting has a correct result. Free with accel_bench_best_free(). */
+ACCEL_EXPORT int accel_bench_best(accel_client_t *c, const char *model_sha256, int preference,
+                                  accel_bench_best_t **ret);
+ACCEL_EXPORT accel_bench_best_t *accel_bench_best_free(accel_bench_best_t *b);
+
+/* Export events (model_sha256 NULL: all; limit 0: up to 1000) as
+ * serialized tflite.proto.BenchmarkEvent messages; the daemon appends a
+ * LOGGED event for each exported one. *ret_v[i] (malloc'ed) of
+ * *ret_sizes[i] bytes; free with accel_bench_export_free(). */
+ACCEL_EXPORT int accel_bench_export(accel_client_t *c, const char *model_sha256, uint32_t limit,
+                                    uint8_t ***ret_v, size_t **ret_sizes, size_t *ret_n);
+ACCEL_EXPORT void accel_bench_export_free(uint8_t **v, size_t *sizes, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

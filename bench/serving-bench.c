@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * serving-bench: what serving through acceld costs (docs/performance.md,
+ * "Serving"). Needs a running acceld (--socket).
+ *
+ *   serving-bench latency    MODEL --socket S [--settings JSON] [--runs N]
+ *       in-process (runtime/rt.h) vs acceld with shared-memory tensors vs
+ *       acceld with inline tensors, interleaved run by run; medians and
+ *       the daemon/in-process ratio.
+ *   serving-bench throughput MODEL --socket S [--settings JSON] [--clients N] [--seconds T]
+ *       N client threads, one interpreter (connection) each, on one shared
+ *       instance; inferences per second.
+ *   serving-bench rss        MODEL --socket S [--settings JSON] [--clients N]
+ *       acceld's RSS growth with 1 and with N clients on the model, vs the
+ *       RSS of N in-process interpreters (each with its own model copy, as
+ *       N separate applications would have).
+ *
+ * Output is one JSON object on stdout.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "accel/accel.h"
+#include "rt.h"
+
+typedef struct args {
+        const char *mode, *model, *socket, *settings;
+        int runs, clients, seconds;
+} args_t;
+
+static uint64_t now_us(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, size_t n) {
+        qsort(v, n, sizeof(*v), cmp_u64);
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void die(const char *what, const char *why) {
+        fprintf(stderr, "serving-bench: %s: %s\n", what, why);
+        exit(1);
+}
+
+/* ---- in-process ---- */
+
+typedef struct local {
+        rt_model_t *m;
+        rt_interp_t *it;
+} local_t;
+
+static void local_open(const args_t *a, local_t *l) {
+        char err[512] = "";
+        rt_interp_options_t *o = rt_interp_options_new();
+        rt_settings_t s;
+
+        if (rt_model_load_file(a->model, &l->m, err, sizeof(err)) < 0)
+                die(a->model, err);
+        if (a->settings) {
+                if (rt_settings_parse_json(a->settings, &s, err, sizeof(err)) < 0)
+                        die("--settings", err);
+                (void) rt_interp_options_set_settings(o, &s);
+                rt_settings_done(&s);
+        }
+        if (rt_interp_create(l->m, o, &l->it, err, sizeof(err)) < 0)
+                die("rt_interp_create", err);
+        rt_interp_options_free(o);
+        if (rt_interp_allocate_tensors(l->it) < 0)
+                die("allocate", rt_interp_last_error(l->it));
+        for (int32_t i = 0; i < rt_interp_input_count(l->it); i++) {
+                const rt_tensor_t *t = rt_interp_input_tensor(l->it, i);
+
+                memset(rt_interp_input_data(l->it, i), 0, t->bytes);
+        }
+}
+
+static void local_close(local_t *l) {
+        rt_interp_free(l->it);
+        rt_model_free(l->m);
+}
+
+/* ---- through acceld ---- */
+
+static accel_interp_t *remote_open(const args_t *a, bool inline_tensors) {
+        accel_model_t *m = NULL;
+        accel_interp_options_t *o = accel_interp_options_create();
+        accel_interp_t *it = NULL;
+
+        if (accel_model_create_from_file(a->model, &m) < 0)
+                die(a->model, accel_last_error());
+        (void) accel_interp_options_set_socket(o, a->socket);
+        if (a->settings)
+                (void) accel_interp_options_set_settings_json(o, a->settings);
+        (void) accel_interp_options_set_inline_tensors(o, inline_tensors);
+        if (accel_interp_create(m, o, &it) < 0 || accel_interp_allocate_tensors(it) < 0)
+                die("acceld", accel_last_error());
+        accel_interp_options_delete(o);
+        accel_model_delete(m);
+        return it;
+}
+
+static void remote_invoke(accel_interp_t *it) {
+        if (accel_interp_invoke(it) < 0)
+                die("invoke", accel_last_error());
+}
+
+static int latency(const args_t *a) {
+        local_t l;
+        accel_interp_t *shm, *inl;
+        uint64_t *tl = calloc((size_t) a->runs, 8), *ts = calloc((size_t) a->runs, 8), *ti = calloc((size_t) a->runs, 8);
+        uint64_t *cs = calloc((size_t) a->runs, 8), ml, ms, mi, mc;
+
+        local_open(a, &l);
+        shm = remote_open(a, false);
+        inl = remote_open(a, true);
+        for (int w = 0; w < 5; w++) {
+                (void) rt_interp_invoke(l.it);
+                remote_invoke(shm);
+                remote_invoke(inl);
+        }
+        for (int k = 0; k < a->runs; k++) {
+                uint64_t t0 = now_us();
+
+                if (rt_interp_invoke(l.it) < 0)
+                        die("invoke", rt_interp_last_error(l.it));
+                tl[k] = now_us() - t0;
+                t0 = now_us();
+                remote_invoke(shm);
+                ts[k] = now_us() - t0;
+                accel_interp_last_timing(shm, NULL, &cs[k], NULL);
+                t0 = now_us();
+                remote_invoke(inl);
+                ti[k] = now_us() - t0;
+        }
+        ml = median(tl, (size_t) a->runs);
+        ms = median(ts, (size_t) a->runs);
+        mi = median(ti, (size_t) a->runs);
+        mc = median(cs, (size_t) a->runs);
+        printf("{\"mode\": \"latency\", \"model\": \"%s\", \"settings\": %s, \"runs\": %d,\n"
+               " \"median_us\": {\"in_process\": %llu, \"daemon_shm\": %llu, \"daemon_inline\": %llu, "
+               "\"daemon_compute\": %llu},\n"
+               " \"ratio_shm_vs_in_process\": %.4f, \"ratio_inline_vs_shm\": %.4f}\n",
+               a->model, a->settings ? a->settings : "null", a->runs, (unsigned long long) ml,
+               (unsigned long long) ms, (unsigned long long) mi, (unsigned long long) mc,
+               (double) ms / (double) ml, (double) mi / (double) ms);
+        accel_interp_delete(shm);
+        accel_interp_delete(inl);
+        local_close(&l);
+        free(tl);
+        free(ts);
+        free(ti);
+        free(cs);
+        return 0;
+}
+
+/* ---- throughput ---- */
+
+typedef struct worker {
+        const args_t *a;
+        accel_interp_t *it;
+        uint64_t end_us;
+        uint64_t done;
+} worker_t;
+
+static void *worker_main(void *p) {
+        worker_t *w = p;
+
+        while (now_us() < w->end_us) {
+                remote_invoke(w->it);
+                w->done++;
+        }
+        return NULL;
+}
+
+static int throughput(const args_t *a) {
+        worker_t *w = calloc((size_t) a->clients, sizeof(*w));
+        pthread_t *t = calloc((size_t) a->clients, sizeof(*t));
+        uint64_t total = 0, t0, t1;
+
+        for (int i = 0; i < a->clients; i++) {
+                w[i].a = a;
+                w[i].it = remote_open(a, false);
+                remote_invoke(w[i].it);
+        }
+        t0 = now_us();
+        for (int i = 0; i < a->clients; i++) {
+                w[i].end_us = t0 + (uint64_t) a->seconds * 1000000u;
+                pthread_create(&t[i], NULL, worker_main, &w[i]);
+        }
+        for (int i = 0; i < a->clients; i++) {
+                pthread_join(t[i], NULL);
+                total += w[i].done;
+        }
+        t1 = now_us();
+        printf("{\"mode\": \"throughput\", \"model\": \"%s\", \"settings\": %s, \"clients\": %d, \"seconds\": %.2f, "
+               "\"inferences\": %llu, \"per_second\": %.1f}\n",
+               a->model, a->settings ? a->settings : "null", a->clients, (double) (t1 - t0) / 1e6,
+               (unsigned long long) total, (double) total * 1e6 / (double) (t1 - t0));
+        for (int i = 0; i < a->clients; i++)
+                accel_interp_delete(w[i].it);
+        free(w);
+        free(t);
+        return 0;
+}
+
+/* ---- memory ---- */
+
+/* A line of /proc/PID/status in kB ("VmRSS", "RssShmem", ...). */
+static long status_kb(pid_t pid, const char *key) {
+        char path[64], line[256], fmt[64];
+        long kb = -1;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        (void) snprintf(fmt, sizeof(fmt), "%s: %%ld kB", key);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, fmt, &kb) == 1)
+                        break;
+        fclose(f);
+        return kb;
+}
+
+static long rss_kb(pid_t pid) {
+        return status_kb(pid, "VmRSS");
+}
+
+static pid_t daemon_pid(const args_t *a) {
+        accel_client_t *c = NULL;
+        accel_daemon_status_t *s = NULL;
+        pid_t pid;
+
+        if (accel_connect(a->socket, &c) < 0 || accel_get_status(c, &s) < 0)
+                die("acceld", accel_last_error());
+        pid = (pid_t) s->pid;
+        accel_daemon_status_free(s);
+        accel_disconnect(c);
+        return pid;
+}
+
+/* RSS of a child that holds n independent in-process interpreters. */
+static long local_rss(const args_t *a, int n) {
+        int pfd[2];
+        pid_t pid;
+        long kb = -1;
+
+        if (pipe(pfd) < 0)
+                return -1;
+        pid = fork();
+        if (pid == 0) {
+                local_t *l = calloc((size_t) n, sizeof(*l));
+                long before = rss_kb(getpid()), after;
+
+                for (int i = 0; i < n; i++) {
+                        local_open(a, &l[i]);
+                        (void) rt_interp_invoke(l[i].it);
+                }
+                after = rss_kb(getpid()) - before;
+                (void) !write(pfd[1], &after, sizeof(after));
+                _exit(0);
+        }
+        (void) close(pfd[1]);
+        (void) !read(pfd[0], &kb, sizeof(kb));
+        (void) close(pfd[0]);
+        (void) waitpid(pid, NULL, 0);
+        return kb;
+}
+
+static int memory(const args_t *a) {
+        pid_t pid = daemon_pid(a);
+        long base = rss_kb(pid), one, many, l1, ln;
+        accel_interp_t **its = calloc((size_t) a->clients, sizeof(*its));
+        worker_t *w = calloc((size_t) a->clients, sizeof(*w));
+        pthread_t *t = calloc((size_t) a->clients, sizeof(*t));
+
+        /* Steady state for one client too: a second of invokes. */
+        its[0] = remote_open(a, false);
+        w[0].it = its[0];
+        w[0].end_us = now_us() + 1000000u;
+        (void) worker_main(&w[0]);
+        one = rss_kb(pid);
+        long one_shm = status_kb(pid, "RssShmem");
+        for (int i = 1; i < a->clients; i++)
+                its[i] = remote_open(a, false);
+        /* All clients invoke at once for a second, so the daemon grows its
+         * interpreter pool as far as its workers allow. */
+        for (int i = 0; i < a->clients; i++) {
+                w[i].it = its[i];
+                w[i].end_us = now_us() + 1000000u;
+                pthread_create(&t[i], NULL, worker_main, &w[i]);
+        }
+        for (int i = 0; i < a->clients; i++)
+                pthread_join(t[i], NULL);
+        many = rss_kb(pid);
+        long many_shm = status_kb(pid, "RssShmem");
+        l1 = local_rss(a, 1);
+        ln = local_rss(a, a->clients);
+        printf("{\"mode\": \"rss\", \"model\": \"%s\", \"settings\": %s, \"clients\": %d,\n"
+               " \"daemon_kb\": {\"idle\": %ld, \"one_client\": %ld, \"n_clients\": %ld},\n"
+               " \"daemon_growth_kb\": {\"one_client\": %ld, \"n_clients\": %ld},\n"
+               " \"daemon_shmem_kb\": {\"one_client\": %ld, \"n_clients\": %ld},\n"
+               " \"ratio_n_vs_one\": %.3f,\n"
+               " \"in_process_kb\": {\"one_interpreter\": %ld, \"n_interpreters\": %ld},\n"
+               " \"ratio_daemon_n_vs_in_process_n\": %.3f}\n",
+               a->model, a->settings ? a->settings : "null", a->clients, base, one, many, one - base, many - base,
+               one_shm, many_shm, (double) (many - base) / (double) (one - base), l1, ln, (double) (many - base) / (double) ln);
+        for (int i = 0; i < a->clients; i++)
+                accel_interp_delete(its[i]);
+        free(its);
+        free(w);
+        free(t);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        args_t a = { .runs = 50, .clients = 8, .seconds = 3 };
+
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s latency|throughput|rss MODEL --socket PATH [--settings JSON] [--runs N] "
+                                "[--clients N] [--seconds T]\n", argv[0]);
+                return 2;
+        }
+        a.mode = argv[1];
+        a.model = argv[2];
+        for (int i = 3; i + 1 < argc; i += 2) {
+                if (strcmp(argv[i], "--socket") == 0)
+                        a.socket = argv[i + 1];
+                else if (strcmp(argv[i], "--settings") == 0)
+                        a.settings = argv[i + 1];
+                else if (strcmp(argv[i], "--runs") == 0)
+                        a.runs = atoi(argv[i + 1]);
+                else if (strcmp(argv[i], "--clients") == 0)
+                        a.clients = atoi(argv[i + 1]);
+                else if (strcmp(argv[i], "--seconds") == 0)
+                        a.seconds = atoi(argv[i + 1]);
+                else {
+                        fprintf(stderr, "serving-bench: unknown option %s\n", argv[i]);
+                        return 2;
+                }
+        }
+        if (a.runs < 1 || a.clients < 1 || a.seconds < 1)
+                return 2;
+        if (strcmp(a.mode, "latency") == 0)
+                return latency(&a);
+        if (strcmp(a.mode, "throughput") == 0)
+                return throughput(&a);
+        if (strcmp(a.mode, "rss") == 0)
+                return memory(&a);
+        fprintf(stderr, "serving-bench: unknown mode %s\n", a.mode);
+        return 2;
+}

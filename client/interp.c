@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libaccel: the TFLite-C-API-shaped interpreter over acceld. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "accel-internal.h"
+#include "cleanup.h"
+
+#define TENSOR_ALIGN 64u
+#define MAX_RANK 8
+
+struct accel_model {
+        int fd;                 /* -1 for a model in memory */
+        void *data;
+        size_t size;
+};
+
+struct accel_interp_options {
+        char *json;
+        uint8_t *compute_settings;
+        size_t compute_settings_size;
+        char *delegate;
+        int32_t num_threads;
+        accel_priority_t priority;
+        uint32_t deadline_ms;
+        char *socket;
+        bool inline_tensors;
+};
+
+struct accel_tensor {
+        char *name;
+        accel_type_t type;
+        int32_t rank;
+        int32_t dims[MAX_RANK];
+        size_t bytes;
+        float scale;
+        int32_t zero_point;
+        size_t offset;          /* in the shared buffer */
+        void *data;
+};
+
+struct accel_interp {
+        accel_client_t *c;
+        uint64_t handle;
+        bool shared;
+        uint64_t compile_us;
+        accel_tensor_t *inputs, *outputs;
+        int32_t n_inputs, n_outputs;
+        char **part_drivers;
+        int32_t *part_nodes;
+        size_t n_parts;
+        int memfd;
+        uint8_t *map;
+        size_t map_size;
+        uint64_t buffer;
+        bool allocated;
+        bool inline_tensors;
+        int priority;
+        uint32_t deadline_ms;
+        uint64_t queue_us, compute_us, total_us;
+};
+
+static int oom(void) {
+        return accel__error(-ENOMEM, ACCEL_STATUS_NONE, "out of memory");
+}
+
+static uint64_t now_us(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* ---- models ---- */
+
+int accel_model_create_from_file(const char *path, accel_model_t **ret) {
+        accel_model_t *m;
+        struct stat st;
+        int fd;
+
+        accel__error_clear();
+        if (!path || !ret)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_model_create_from_file: invalid argument");
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return accel__error(-errno, ACCEL_STATUS_NONE, "%s: %s", path, strerror(errno));
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                (void) close(fd);
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "%s: not a regular file", path);
+        }
+        m = calloc(1, sizeof(*m));
+        if (!m) {
+                (void) close(fd);
+                return oom();
+        }
+        m->fd = fd;
+        m->size = (size_t) st.st_size;
+        *ret = m;
+        return 0;
+}
+
+int accel_model_create(const void *data, size_t size, accel_model_t **ret) {
+        accel_model_t *m;
+
+        accel__error_clear();
+        if (!data || size == 0 || !ret)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_model_create: invalid argument");
+        m = calloc(1, sizeof(*m));
+        if (!m || !(m->data = malloc(size))) {
+                free(m);
+                return oom();
+        }
+        memcpy(m->data, data, size);
+        m->size = size;
+        m->fd = -1;
+        *ret = m;
+        return 0;
+}
+
+accel_model_t *accel_model_delete(accel_model_t *m) {
+        if (!m)
+                return NULL;
+        if (m->fd >= 0)
+                (void) close(m->fd);
+        free(m->data);
+        free(m);
+        return NULL;
+}
+
+/* ---- options ---- */
+
+accel_interp_options_t *accel_interp_options_create(void) {
+        accel_interp_options_t *o = calloc(1, sizeof(*o));
+
+        if (o)
+                o->num_threads = -1;
+        return o;
+}
+
+accel_interp_options_t *accel_interp_options_delete(accel_interp_options_t *o) {
+        if (!o)
+                return NULL;
+        free(o->json);
+        free(o->compute_settings);
+        free(o->delegate);
+        free(o->socket);
+        free(o);
+        return NULL;
+}
+
+static int str_set(char **dst, const char *s) {
+        char *n = NULL;
+
+        if (s && !(n = strdup(s)))
+                return -ENOMEM;
+        free(*dst);
+        *dst = n;
+        return 0;
+}
+
+int accel_interp_options_set_settings_json(accel_interp_options_t *o, const char *json) {
+        return o ? str_set(&o->json, json) : -EINVAL;
+}
+
+int accel_interp_options_set_compute_settings(accel_interp_options_t *o, const void *data, size_t size) {
+        uint8_t *n = NULL;
+
+        if (!o || (size && !data))
+                return -EINVAL;
+        if (size && !(n = malloc(size)))
+                return -ENOMEM;
+        if (size)
+                memcpy(n, data, size);
+        free(o->compute_settings);
+        o->compute_settings = n;
+        o->compute_settings_size = size;
+        return 0;
+}
+
+int accel_interp_options_set_delegate(accel_interp_options_t *o, const char *delegate) {
+        return o ? str_set(&o->delegate, delegate) : -EINVAL;
+}
+
+int accel_interp_options_set_num_threads(accel_interp_options_t *o, int32_t n) {
+        if (!o || (n != -1 && n < 1))
+                return -EINVAL;
+        o->num_threads = n;
+        return 0;
+}
+
+int accel_interp_options_set_priority(accel_interp_options_t *o, accel_priority_t p) {
+        if (!o || p < ACCEL_PRIORITY_DEFAULT || p > ACCEL_PRIORITY_HIGH)
+                return -EINVAL;
+        o->priority = p;
+        return 0;
+}
+
+int accel_interp_options_set_deadline_ms(accel_interp_options_t *o, uint32_t ms) {
+        if (!o)
+                return -EINVAL;
+        o->deadline_ms = ms;
+        return 0;
+}
+
+int accel_interp_options_set_socket(accel_interp_options_t *o, const char *path) {
+        return o ? str_set(&o->socket, path) : -EINVAL;
+}
+
+int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enable) {
+        if (!o)
+                return -EINVAL;
+        o->inline_tensors = enable;
+        return 0;
+}
+
+/* The settings JSON to send: explicit JSON, else one built from the
+ * delegate and thread count, else NULL (the daemon's choice). */
+static char *options_json(const accel_interp_options_t *o) {
+        char *s = NULL;
+
+        if (!o)
+                return NULL;
+        if (o->json)
+                return strdup(o->json);
+        if (!o->delegate && o->num_threads == -1)
+                return NULL;
+        if (asprintf(&s, "{\"delegate\": \"%s\", \"cpu_settings\": {\"num_threads\": %d}, "
+                         "\"xnnpack_settings\": {\"num_threads\": %d}}",
+                     o->delegate ? o->delegate : "NONE", (int) o->num_threads, (int) o->num_threads) < 0)
+                return NULL;
+        return s;
+}
+
+/* ---- interpreter ---- */
+
+static void tensors_free(accel_tensor_t *v, int32_t n) {
+        for (int32_t i = 0; v && i < n; i++)
+                free(v[i].name);
+        free(v);
+}
+
+static int tensors_from(accel_tensor_t **ret, Acceld__TensorInfo **v, size_t n) {
+        accel_tensor_t *t = calloc(n + 1, sizeof(*t));
+
+        if (!t)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                t[i].name = accel__strdup0(v[i]->name);
+                if (!t[i].name) {
+                        tensors_free(t, (int32_t) n);
+                        return -ENOMEM;
+                }
+                t[i].type = (accel_type_t) v[i]->type;
+                t[i].rank = (int32_t) (v[i]->n_shape < MAX_RANK ? v[i]->n_shape : MAX_RANK);
+                for (int32_t d = 0; d < t[i].rank; d++)
+                        t[i].dims[d] = v[i]->shape[d];
+                t[i].bytes = (size_t) v[i]->bytes;
+                if (v[i]->n_scale > 0) {
+                        t[i].scale = v[i]->scale[0];
+                        t[i].zero_point = v[i]->n_zero_point ? (int32_t) v[i]->zero_point[0] : 0;
+                }
+        }
+        *ret = t;
+        return 0;
+}
+
+static void buffer_drop(accel_interp_t *it) {
+        if (it->map)
+                (void) munmap(it->map, it->map_size);
+        if (it->memfd >= 0)
+                (void) close(it->memfd);
+        it->map = NULL;
+        it->memfd = -1;
+        it->map_size = 0;
+        for (int32_t i = 0; i < it->n_inputs; i++)
+                if (it->inline_tensors)
+                        free(it->inputs[i].data);
+        for (int32_t i = 0; i < it->n_outputs; i++)
+                if (it->inline_tensors)
+                        free(it->outputs[i].data);
+        for (int32_t i = 0; i < it->n_inputs; i++)
+                it->inputs[i].data = NULL;
+        for (int32_t i = 0; i < it->n_outputs; i++)
+                it->outputs[i].data = NULL;
+        it->allocated = false;
+}
+
+int accel_interp_create(const accel_model_t *model, const accel_interp_options_t *options, accel_interp_t **ret) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Acceld__Response *resp;
+        const Acceld__PrepareModelResponse *pm;
+        _cleanup_free_ char *json = NULL;
+        accel_interp_t *it;
+        int r;
+
+        accel__error_clear();
+        if (!model || !ret)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_create: invalid argument");
+        it = calloc(1, sizeof(*it));
+        if (!it)
+                return oom();
+        it->memfd = -1;
+        r = accel_connect(options ? options->socket : NULL, &it->c);
+        if (r < 0) {
+                free(it);
+                return r;
+        }
+        if (options) {
+                it->inline_tensors = options->inline_tensors;
+                it->priority = options->priority;
+                it->deadline_ms = options->deadline_ms;
+        }
+        json = options_json(options);
+        p.settings_json = json;
+        if (options && options->compute_settings && !json) {
+                p.compute_settings = tflite__proto__compute_settings__unpack(NULL, options->compute_settings_size,
+                                                                             options->compute_settings);
+                if (!p.compute_settings) {
+                        accel_interp_delete(it);
+                        return accel__error(-EINVAL, ACCEL_STATUS_NONE, "ComputeSettings do not decode");
+                }
+        }
+        if (it->priority) {
+                p.has_priority = 1;
+                p.priority = (Acceld__Priority) it->priority;
+        }
+        if (model->fd >= 0) {
+                p.has_model_fd = 1;
+                p.model_fd = 0;
+        } else {
+                p.has_model = 1;
+                p.model.data = model->data;
+                p.model.len = model->size;
+        }
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        r = accel__transact_fds(it->c, &req, model->fd >= 0 ? &model->fd : NULL, model->fd >= 0 ? 1 : 0,
+                                ACCELD__RESPONSE__BODY_PREPARE_MODEL, &resp);
+        if (p.compute_settings)
+                tflite__proto__compute_settings__free_unpacked(p.compute_settings, NULL);
+        if (r < 0) {
+                accel_interp_delete(it);
+                return r;
+        }
+        pm = resp->prepare_model;
+        it->handle = pm->handle;
+        it->shared = pm->shared;
+        it->compile_us = pm->compile_us;
+        it->n_inputs = (int32_t) pm->n_inputs;
+        it->n_outputs = (int32_t) pm->n_outputs;
+        r = tensors_from(&it->inputs, pm->inputs, pm->n_inputs);
+        if (r == 0)
+                r = tensors_from(&it->outputs, pm->outputs, pm->n_outputs);
+        if (r == 0) {
+                it->part_drivers = calloc(pm->n_partitions + 1, sizeof(char *));
+                it->part_nodes = calloc(pm->n_partitions + 1, sizeof(int32_t));
+                if (!it->part_drivers || !it->part_nodes)
+                        r = -ENOMEM;
+                for (size_t k = 0; r == 0 && k < pm->n_partitions; k++) {
+                        it->part_drivers[k] = accel__strdup0(pm->partitions[k]->driver);
+                        it->part_nodes[k] = pm->partitions[k]->nodes;
+                        if (!it->part_drivers[k])
+                                r = -ENOMEM;
+                        it->n_parts = k + 1;
+                }
+        }
+        acceld__response__free_unpacked(resp, NULL);
+        if (r < 0) {
+                accel_interp_delete(it);
+                return oom();
+        }
+        *ret = it;
+        return 0;
+}
+
+accel_interp_t *accel_interp_delete(accel_interp_t *it) {
+        if (!it)
+                return NULL;
+        /* Closing the connection releases the handle and the buffer. */
+        (void) accel_disconnect(it->c);
+        buffer_drop(it);
+        tensors_free(it->inputs, it->n_inputs);
+        tensors_free(it->outputs, it->n_outputs);
+        for (size_t k = 0; k < it->n_parts; k++)
+                free(it->part_drivers[k]);
+        free(it->part_drivers);
+        free(it->part_nodes);
+        free(it);
+        return NULL;
+}
+
+int32_t accel_interp_input_count(const accel_interp_t *it) {
+        return it ? it->n_inputs : 0;
+}
+
+int32_t accel_interp_output_count(const accel_interp_t *it) {
+        return it ? it->n_outputs : 0;
+}
+
+accel_tensor_t *accel_interp_input_tensor(accel_interp_t *it, int32_t i) {
+        return it && i >= 0 && i < it->n_inputs ? &it->inputs[i] : NULL;
+}
+
+const accel_tensor_t *accel_interp_output_tensor(const accel_interp_t *it, int32_t i) {
+        return it && i >= 0 && i < it->n_outputs ? &it->outputs[i] : NULL;
+}
+
+bool accel_interp_shared(const accel_interp_t *it) {
+        return it && it->shared;
+}
+
+uint64_t accel_interp_compile_us(const accel_interp_t *it) {
+        return it ? it->compile_us : 0;
+}
+
+size_t accel_interp_partitions(const accel_interp_t *it, const char **ret_drivers, int32_t *ret_nodes, size_t max) {
+        if (!it)
+                return 0;
+        for (size_t k = 0; k < it->n_parts && k < max; k++) {
+                if (ret_drivers)
+                        ret_drivers[k] = it->part_drivers[k];
+                if (ret_nodes)
+                        ret_nodes[k] = it->part_nodes[k];
+        }
+        return it->n_parts;
+}
+
+void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us, uint64_t *ret_compute_us,
+                              uint64_t *ret_total_us) {
+        if (ret_queue_us)
+                *ret_queue_us = it ? it->queue_us : 0;
+        if (ret_compute_us)
+                *ret_compute_us = it ? it->compute_us : 0;
+        if (ret_total_us)
+                *ret_total_us = it ? it->total_us : 0;
+}
+
+int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims, int32_t rank) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ResizeInputsRequest rs = ACCELD__RESIZE_INPUTS_REQUEST__INIT;
+        _cleanup_free_ Acceld__TensorShape *shapes = NULL;
+        _cleanup_free_ Acceld__TensorShape **pp = NULL;
+        Acceld__Response *resp;
+        accel_tensor_t *in = NULL, *out = NULL;
+        int r;
+
+        accel__error_clear();
+        if (!it || i < 0 || i >= it->n_inputs || rank < 0 || rank > MAX_RANK || (rank && !dims))
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_resize_input: invalid argument");
+        shapes = calloc((size_t) it->n_inputs + 1, sizeof(*shapes));
+        pp = calloc((size_t) it->n_inputs + 1, sizeof(*pp));
+        if (!shapes || !pp)
+                return oom();
+        for (int32_t k = 0; k < it->n_inputs; k++) {
+                acceld__tensor_shape__init(&shapes[k]);
+                shapes[k].n_dims = (size_t) (k == i ? rank : it->inputs[k].rank);
+                shapes[k].dims = (int32_t *) (k == i ? dims : it->inputs[k].dims);
+                pp[k] = &shapes[k];
+        }
+        rs.has_handle = 1;
+        rs.handle = it->handle;
+        rs.n_shapes = (size_t) it->n_inputs;
+        rs.shapes = pp;
+        req.body_case = ACCELD__REQUEST__BODY_RESIZE_INPUTS;
+        req.resize_inputs = &rs;
+        r = accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_RESIZE_INPUTS, &resp);
+        if (r < 0)
+                return r;
+        r = tensors_from(&in, resp->resize_inputs->inputs, resp->resize_inputs->n_inputs);
+        if (r == 0)
+                r = tensors_from(&out, resp->resize_inputs->outputs, resp->resize_inputs->n_outputs);
+        if (r < 0 || resp->resize_inputs->n_inputs != (size_t) it->n_inputs ||
+            resp->resize_inputs->n_outputs != (size_t) it->n_outputs) {
+                tensors_free(in, (int32_t) resp->resize_inputs->n_inputs);
+                tensors_free(out, (int32_t) resp->resize_inputs->n_outputs);
+                acceld__response__free_unpacked(resp, NULL);
+                return r < 0 ? oom() : accel__error(-EBADMSG, ACCEL_STATUS_NONE, "ResizeInputs reply is malformed");
+        }
+        acceld__response__free_unpacked(resp, NULL);
+        buffer_drop(it);
+        tensors_free(it->inputs, it->n_inputs);
+        tensors_free(it->outputs, it->n_outputs);
+        it->inputs = in;
+        it->outputs = out;
+        return 0;
+}
+
+static size_t align_up(size_t x, size_t a) {
+        return (x + a - 1) / a * a;
+}
+
+int accel_interp_allocate_tensors(accel_interp_t *it) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
+        Acceld__Response *resp;
+        size_t total = 0, page = (size_t) sysconf(_SC_PAGESIZE);
+        int r;
+
+        accel__error_clear();
+        if (!it)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_allocate_tensors: NULL");
+        if (it->allocated)
+                return 0;
+        if (it->inline_tensors) {
+                for (int32_t k = 0; k < it->n_inputs; k++)
+                        if (!(it->inputs[k].data = calloc(1, it->inputs[k].bytes + 1)))
+                                return oom();
+                for (int32_t k = 0; k < it->n_outputs; k++)
+                        if (!(it->outputs[k].data = calloc(1, it->outputs[k].bytes + 1)))
+                                return oom();
+                it->allocated = true;
+                return 0;
+        }
+        for (int32_t k = 0; k < it->n_inputs; k++) {
+                it->inputs[k].offset = total;
+                total = align_up(total + it->inputs[k].bytes, TENSOR_ALIGN);
+        }
+        for (int32_t k = 0; k < it->n_outputs; k++) {
+                it->outputs[k].offset = total;
+                total = align_up(total + it->outputs[k].bytes, TENSOR_ALIGN);
+        }
+        total = align_up(total ? total : 1, page);
+        it->memfd = memfd_create("accel-tensors", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (it->memfd < 0)
+                return accel__error(-errno, ACCEL_STATUS_NONE, "memfd_create: %s", strerror(errno));
+        if (ftruncate(it->memfd, (off_t) total) < 0 ||
+            fcntl(it->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+                r = -errno;
+                buffer_drop(it);
+                return accel__error(r, ACCEL_STATUS_NONE, "cannot size the tensor buffer: %s", strerror(-r));
+        }
+        it->map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, it->memfd, 0);
+        if (it->map == MAP_FAILED) {
+                r = -errno;
+                it->map = NULL;
+                buffer_drop(it);
+                return accel__error(r, ACCEL_STATUS_NONE, "cannot map the tensor buffer: %s", strerror(-r));
+        }
+        it->map_size = total;
+        rb.has_fd = 1;
+        rb.fd = 0;
+        req.body_case = ACCELD__REQUEST__BODY_REGISTER_BUFFER;
+        req.register_buffer = &rb;
+        r = accel__transact_fds(it->c, &req, &it->memfd, 1, ACCELD__RESPONSE__BODY_REGISTER_BUFFER, &resp);
+        if (r < 0) {
+                buffer_drop(it);
+                return r;
+        }
+        it->buffer = resp->register_buffer->buffer;
+        acceld__response__free_unpacked(resp, NULL);
+        for (int32_t k = 0; k < it->n_inputs; k++)
+                it->inputs[k].data = it->map + it->inputs[k].offset;
+        for (int32_t k = 0; k < it->n_outputs; k++)
+                it->outputs[k].data = it->map + it->outputs[k].offset;
+        it->allocated = true;
+        return 0;
+}
+
+int accel_interp_invoke(accel_interp_t *it) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+        Acceld__TensorData td[2 * 64], *ti[64], *to[64];
+        const Acceld__ExecuteResponse *x;
+        Acceld__Response *resp;
+        uint64_t t0 = now_us();
+        int r;
+
+        accel__error_clear();
+        if (!it || !it->allocated)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_invoke: tensors are not allocated");
+        if (it->n_inputs > 64 || it->n_outputs > 64)
+                return accel__error(-E2BIG, ACCEL_STATUS_NONE, "more than 64 inputs or outputs");
+        for (int32_t k = 0; k < it->n_inputs; k++) {
+                Acceld__TensorData *d = &td[k];
+
+                acceld__tensor_data__init(d);
+                if (it->inline_tensors) {
+                        d->has_data = 1;
+                        d->data.data = it->inputs[k].data;
+                        d->data.len = it->inputs[k].bytes;
+                } else {
+                        d->has_buffer = d->has_offset = d->has_length = 1;
+                        d->buffer = it->buffer;
+                        d->offset = it->inputs[k].offset;
+                        d->length = it->inputs[k].bytes;
+                }
+                ti[k] = d;
+        }
+        for (int32_t k = 0; !it->inline_tensors && k < it->n_outputs; k++) {
+                Acceld__TensorData *d = &td[64 + k];
+
+                acceld__tensor_data__init(d);
+                d->has_buffer = d->has_offset = d->has_length = 1;
+                d->buffer = it->buffer;
+                d->offset = it->outputs[k].offset;
+                d->length = it->outputs[k].bytes;
+                to[k] = d;
+        }
+        e.has_handle = 1;
+        e.handle = it->handle;
+        e.n_inputs = (size_t) it->n_inputs;
+        e.inputs = ti;
+        if (!it->inline_tensors) {
+                e.n_outputs = (size_t) it->n_outputs;
+                e.outputs = to;
+        }
+        if (it->priority) {
+                e.has_priority = 1;
+                e.priority = (Acceld__Priority) it->priority;
+        }
+        if (it->deadline_ms) {
+                e.has_deadline_us = 1;
+                e.deadline_us = (uint64_t) it->deadline_ms * 1000u;
+        }
+        req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+        req.execute = &e;
+        r = accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_EXECUTE, &resp);
+        if (r < 0)
+                return r;
+        x = resp->execute;
+        it->queue_us = x->queue_us;
+        it->compute_us = x->compute_us;
+        if (it->inline_tensors) {
+                for (int32_t k = 0; k < it->n_outputs && (size_t) k < x->n_outputs; k++) {
+                        size_t n = x->outputs[k]->data.len;
+
+                        if (n > it->outputs[k].bytes) {
+                                acceld__response__free_unpacked(resp, NULL);
+                                return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "output %d is larger than expected",
+                                                    (int) k);
+                        }
+                        memcpy(it->outputs[k].data, x->outputs[k]->data.data, n);
+                }
+        }
+        for (int32_t k = 0; k < it->n_outputs && (size_t) k < x->n_output_shapes; k++) {
+                const Acceld__TensorShape *s = x->output_shapes[k];
+
+                if (s->n_dims <= MAX_RANK) {
+                        it->outputs[k].rank = (int32_t) s->n_dims;
+                        for (size_t d = 0; d < s->n_dims; d++)
+                                it->outputs[k].dims[d] = s->dims[d];
+                }
+        }
+        acceld__response__free_unpacked(resp, NULL);
+        it->total_us = now_us() - t0;
+        return 0;
+}
+
+/* ---- tensors ---- */
+
+accel_type_t accel_tensor_type(const accel_tensor_t *t) {
+        return t ? t->type : ACCEL_TYPE_FLOAT32;
+}
+
+const char *accel_tensor_name(const accel_tensor_t *t) {
+        return t ? t->name : "";
+}
+
+int32_t accel_tensor_num_dims(const accel_tensor_t *t) {
+        return t ? t->rank : 0;
+}
+
+int32_t accel_tensor_dim(const accel_tensor_t *t, int32_t i) {
+        return t && i >= 0 && i < t->rank ? t->dims[i] : 0;
+}
+
+size_t accel_tensor_byte_size(const accel_tensor_t *t) {
+        return t ? t->bytes : 0;
+}
+
+float accel_tensor_scale(const accel_tensor_t *t) {
+        return t ? t->scale : 0;
+}
+
+int32_t accel_tensor_zero_point(const accel_tensor_t *t) {
+        return t ? t->zero_point : 0;
+}
+
+void *accel_tensor_data(const accel_tensor_t *t) {
+        return t ? t->data : NULL;
+}
+
+int accel_tensor_copy_from_buffer(accel_tensor_t *t, const void *data, size_t size) {
+        accel__error_clear();
+        if (!t || !t->data || size != t->bytes)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "tensor '%s' takes %zu bytes, got %zu",
+                                    t ? t->name : "", t ? t->bytes : 0, size);
+        memcpy(t->data, data, size);
+        return 0;
+}
+
+int accel_tensor_copy_to_buffer(const accel_tensor_t *t, void *data, size_t size) {
+        accel__error_clear();
+        if (!t || !t->data || size != t->bytes)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "tensor '%s' has %zu bytes, asked for %zu",
+                                    t ? t->name : "", t ? t->bytes : 0, size);
+        memcpy(data, t->data, size);
+        return 0;
+}
+
+const char *accel_type_name(accel_type_t type) {
+        switch ((int) type) {
+        case ACCEL_TYPE_FLOAT32: return "float32";
+        case ACCEL_TYPE_FLOAT16: return "float16";
+        case ACCEL_TYPE_INT32: return "int32";
+        case ACCEL_TYPE_UINT8: return "uint8";
+        case ACCEL_TYPE_INT64: return "int64";
+        case ACCEL_TYPE_STRING: return "string";
+        case ACCEL_TYPE_BOOL: return "bool";
+        case ACCEL_TYPE_INT16: return "int16";
+        case ACCEL_TYPE_INT8: return "int8";
+        default: return "unknown";
+        }
+}
+
+/* ---- models in acceld ---- */
+
+void accel_model_list_free(accel_model_entry_t *v, size_t n) {
+        for (size_t i = 0; v && i < n; i++) {
+                free(v[i].sha256);
+                free(v[i].name);
+        }
+        free(v);
+}
+
+int accel_list_models(accel_client_t *c, accel_model_entry_t **ret, size_t *ret_n) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ListModelsRequest body = ACCELD__LIST_MODELS_REQUEST__INIT;
+        Acceld__Response *resp;
+        accel_model_entry_t *v;
+        size_t n;
+        int r;
+
+        accel__error_clear();
+        if (!c || !ret || !ret_n)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_list_models: invalid argument");
+        req.body_case = ACCELD__REQUEST__BODY_LIST_MODELS;
+        req.list_models = &body;
+        r = accel__transact(c, &req, ACCELD__RESPONSE__BODY_LIST_MODELS, &resp);
+        if (r < 0)
+                return r;
+        n = resp->list_models->n_models;
+        v = calloc(n + 1, sizeof(*v));
+        for (size_t i = 0; v && i < n; i++) {
+                const Acceld__ModelEntry *e = resp->list_models->models[i];
+
+                v[i].sha256 = accel__strdup0(e->sha256);
+                v[i].name = accel__strdup0(e->name);
+                v[i].size = e->size;
+                v[i].instances = e->instances;
+                v[i].references = e->references;
+                if (!v[i].sha256 || !v[i].name) {
+                        accel_model_list_free(v, n);
+                        v = NULL;
+                }
+        }
+        acceld__response__free_unpacked(resp, NULL);
+        if (!v)
+                return oom();
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+void accel_node_support_free(accel_node_support_t *v, size_t n) {
+        for (size_t i = 0; v && i < n; i++) {
+                free(v[i].op);
+                for (size_t k = 0; k < v[i].n_drivers; k++) {
+                        free(v[i].drivers[k]);
+                        free(v[i].reasons[k]);
+                }
+                free(v[i].drivers);
+                free(v[i].reasons);
+                free(v[i].supported);
+        }
+        free(v);
+}
+
+int accel_get_supported_operations(accel_client_t *c, const accel_model_t *model, accel_node_support_t **ret,
+                                   size_t *ret_n) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__GetSupportedOperationsRequest body = ACCELD__GET_SUPPORTED_OPERATIONS_REQUEST__INIT;
+        Acceld__Response *resp;
+        accel_node_support_t *v;
+        size_t n;
+        int r;
+
+        accel__error_clear();
+        if (!c || !model || !ret || !ret_n)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_get_supported_operations: invalid argument");
+        if (model->fd >= 0) {
+                body.has_model_fd = 1;
+                body.model_fd = 0;
+        } else {
+                body.has_model = 1;
+                body.model.data = model->data;
+                body.model.len = model->size;
+        }
+        req.body_case = ACCELD__REQUEST__BODY_GET_SUPPORTED_OPERATIONS;
+        req.get_supported_operations = &body;
+        r = accel__transact_fds(c, &req, model->fd >= 0 ? &model->fd : NULL, model->fd >= 0 ? 1 : 0,
+                                ACCELD__RESPONSE__BODY_GET_SUPPORTED_OPERATIONS, &resp);
+        if (r < 0)
+                return r;
+        n = resp->get_supported_operations->n_nodes;
+        v = calloc(n + 1, sizeof(*v));
+        for (size_t i = 0; v && i < n; i++) {
+                const Acceld__NodeSupport *ns = resp->get_supported_operations->nodes[i];
+                size_t nd = ns->n_drivers;
+
+                v[i].index = ns->index;
+                v[i].op = accel__strdup0(ns->op);
+                v[i].drivers = calloc(nd + 1, sizeof(char *));
+                v[i].reasons = calloc(nd + 1, sizeof(char *));
+                v[i].supported = calloc(nd + 1, sizeof(bool));
+                v[i].n_drivers = nd;
+                bool bad = !v[i].op || !v[i].drivers || !v[i].reasons || !v[i].supported;
+                for (size_t k = 0; !bad && k < nd; k++) {
+                        v[i].drivers[k] = accel__strdup0(ns->drivers[k]->driver);
+                        v[i].reasons[k] = accel__strdup0(ns->drivers[k]->reason);
+                        v[i].supported[k] = ns->drivers[k]->supported;
+                        bad = !v[i].drivers[k] || !v[i].reasons[k];
+                }
+                if (bad) {
+                        accel_node_support_free(v, n);
+                        v = NULL;
+                }
+        }
+        acceld__response__free_unpacked(resp, NULL);
+        if (!v)
+                return oom();
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}

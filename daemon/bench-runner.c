@@ -1,0 +1,1087 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The benchmark runner thread and its worker children (bench-runner.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cpuinfo.h>
+
+#include "bench-runner.h"
+#include "bench-select.h"
+#include "bench-settings.h"
+#include "cleanup.h"
+#include "driver.h"
+#include "log.h"
+#include "worker.h"
+
+#define BENCH_QUEUE_MAX 16
+#define BENCH_KEEP_FINISHED 32
+#define BENCH_MODEL_MAX (1ull << 30)
+
+#define WORKER_STAGE_FD DAEMON_WORKER_STAGE_FD
+
+typedef struct bench_run {
+        int64_t id;
+        bench_request_t req;
+        char sha256[STORE_SHA256_HEX_SIZE];
+        bench_candidate_t *c;
+        size_t n;
+        size_t best;                    /* index, or SIZE_MAX */
+        bool started, finished;
+        char message[256];
+        struct bench_run *next;
+} bench_run_t;
+
+struct bench_runner {
+        store_thread_t *store;
+        char *worker_exe;
+        char *plugin_dir;
+        bench_run_done_fn done_fn;
+        void *userdata;
+        pthread_t thread;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        bool stop;
+        bench_run_t *runs;              /* newest first: queued, running and finished */
+        int64_t next_id;
+};
+
+static const char *const state_names[_BENCH_STATE_MAX] = {
+        [BENCH_STATE_PENDING] = "pending",
+        [BENCH_STATE_RUNNING] = "running",
+        [BENCH_STATE_DONE] = "done",
+        [BENCH_STATE_SKIPPED] = "skipped",
+};
+
+const char *bench_state_to_string(bench_state_t s) {
+        return s >= 0 && s < _BENCH_STATE_MAX ? state_names[s] : "?";
+}
+
+static int64_t clock_us(clockid_t id) {
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void bench_request_done(bench_request_t *r) {
+        if (!r)
+                return;
+        if (r->model_fd >= 0)
+                (void) close(r->model_fd);
+        free(r->model);
+        for (size_t i = 0; i < r->n_candidates; i++)
+                rt_settings_done(&r->candidates[i]);
+        free(r->candidates);
+        for (size_t i = 0; i < r->n_inputs; i++)
+                free(r->inputs[i].data);
+        free(r->inputs);
+        for (size_t i = 0; i < r->n_outputs; i++)
+                free(r->outputs[i].data);
+        free(r->outputs);
+        *r = (bench_request_t) { .model_fd = -1 };
+}
+
+void bench_candidate_done(bench_candidate_t *c) {
+        if (!c)
+                return;
+        rt_settings_done(&c->settings);
+        free(c->key);
+        free(c->event);
+        *c = (bench_candidate_t) {};
+}
+
+/* ---- candidates ---- */
+
+static bool cpu_has_fp16_arith(void) {
+        if (!cpuinfo_initialize())
+                return false;
+#if CPUINFO_ARCH_ARM || CPUINFO_ARCH_ARM64
+        return cpuinfo_has_arm_neon_fp16_arith();
+#else
+        return false; /* XNNPACK's FP16 inference needs AVX512-FP16 or ARM FP16 arithmetic */
+#endif
+}
+
+static int cpu_cores(void) {
+        long n;
+
+        if (cpuinfo_initialize() && cpuinfo_get_cores_count() > 0)
+                return (int) cpuinfo_get_cores_count();
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        return n > 0 ? (int) n : 1;
+}
+
+int bench_candidates_generate(rt_settings_t **ret_v, size_t *ret_n) {
+        size_t cap = 8 + rt_driver_count() + (size_t) cpu_cores(), n = 0;
+        rt_settings_t *v = calloc(cap, sizeof(*v));
+        int cores = cpu_cores();
+
+        if (!v)
+                return -ENOMEM;
+        rt_settings_init(&v[n++]);
+        if (rt_driver_xnnpack()) {
+                for (int t = 1; t <= cores && n + 2 < cap; t++) {
+                        rt_settings_init(&v[n]);
+                        v[n].delegate = RT_DELEGATE_XNNPACK;
+                        (void) snprintf(v[n].delegate_name, sizeof(v[n].delegate_name), "XNNPACK");
+                        v[n].xnnpack_num_threads = t;
+                        n++;
+                }
+                if (cpu_has_fp16_arith()) {
+                        rt_settings_init(&v[n]);
+                        v[n].delegate = RT_DELEGATE_XNNPACK;
+                        (void) snprintf(v[n].delegate_name, sizeof(v[n].delegate_name), "XNNPACK");
+                        v[n].xnnpack_num_threads = cores;
+                        v[n].xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
+                        n++;
+                }
+        }
+        for (size_t i = 0; i < rt_driver_count() && n < cap; i++) {
+                const rt_driver_t *d = rt_driver_get(i);
+
+                if (!d || strcmp(d->name, "reference") == 0 || strcmp(d->name, "xnnpack") == 0)
+                        continue;
+                rt_settings_init(&v[n]);
+                v[n].delegate = RT_DELEGATE_PLUGIN;
+                (void) snprintf(v[n].delegate_name, sizeof(v[n].delegate_name), "%s", d->name);
+                n++;
+        }
+        *ret_v = v;
+        *ret_n = n;
+        return 0;
+}
+
+void bench_driver_versions(char *buf, size_t size) {
+        size_t off = 0;
+
+        if (size == 0)
+                return;
+        buf[0] = 0;
+        (void) rt_driver_find("reference"); /* registers the built-in drivers */
+        for (size_t i = 0; i < rt_driver_count(); i++) {
+                const rt_driver_t *d = rt_driver_get(i);
+                int k;
+
+                if (!d)
+                        continue;
+                k = snprintf(buf + off, size - off, "%s%s=%s", off ? ";" : "", d->name,
+                             d->version ? d->version : "");
+                if (k < 0 || (size_t) k >= size - off)
+                        break;
+                off += (size_t) k;
+        }
+}
+
+/* ---- one candidate in a child ---- */
+
+static int memfd_with(const char *name, const void *data, size_t size) {
+        int fd = memfd_create(name, MFD_CLOEXEC);
+        const uint8_t *p = data;
+        size_t left = size;
+
+        if (fd < 0)
+                return -errno;
+        while (left > 0) {
+                ssize_t k = write(fd, p, left);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        int r = -errno;
+                        (void) close(fd);
+                        return r;
+                }
+                p += k;
+                left -= (size_t) k;
+        }
+        if (lseek(fd, 0, SEEK_SET) < 0) {
+                int r = -errno;
+                (void) close(fd);
+                return r;
+        }
+        return fd;
+}
+
+static int read_fd_all(int fd, uint64_t max, uint8_t **ret, size_t *ret_size) {
+        struct stat st;
+        uint8_t *b;
+        size_t n = 0;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if ((uint64_t) st.st_size > max)
+                return -EFBIG;
+        b = malloc((size_t) st.st_size + 1);
+        if (!b)
+                return -ENOMEM;
+        while (n < (size_t) st.st_size) {
+                ssize_t k = pread(fd, b + n, (size_t) st.st_size - n, (off_t) n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0) {
+                        int r = k < 0 ? -errno : -EIO;
+                        free(b);
+                        return r;
+                }
+                n += (size_t) k;
+        }
+        *ret = b;
+        *ret_size = n;
+        return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+        return (x > y) - (x < y);
+}
+
+/* Fill c's summary from an END event. */
+static void summary_from_result(bench_candidate_t *c, const Tflite__Proto__BenchmarkResult *res) {
+        c->ok = res->has_ok && res->ok;
+        c->init_us = res->n_initialization_time_us > 0 ? res->initialization_time_us[0] : -1;
+        c->max_memory_kb = res->has_max_memory_kb ? res->max_memory_kb : -1;
+        c->median_us = c->p90_us = -1;
+        if (res->n_inference_time_us > 0) {
+                size_t n = res->n_inference_time_us;
+                int64_t *t = malloc(n * sizeof(*t));
+
+                if (t) {
+                        memcpy(t, res->inference_time_us, n * sizeof(*t));
+                        qsort(t, n, sizeof(*t), cmp_i64);
+                        c->median_us = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+                        c->p90_us = t[(n * 9 + 9) / 10 - 1];
+                        free(t);
+                }
+        }
+}
+
+static void child_exec(const char *exe, int job_fd, int model_fd, int result_fd, int stage_fd, uint32_t timeout_ms,
+                       int threads) {
+        /* Async-signal-safe calls only: we are the child of a threaded process. */
+        int src[4] = { job_fd, model_fd, result_fd, stage_fd };
+        int dst[4] = { DAEMON_WORKER_JOB_FD, DAEMON_WORKER_MODEL_FD, DAEMON_WORKER_RESULT_FD, WORKER_STAGE_FD };
+        int tmp[4];
+        struct rlimit rl;
+        sigset_t all;
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        int devnull;
+        char *const argv[] = { (char *) exe, (char *) DAEMON_WORKER_ARG, NULL };
+
+        (void) setpgid(0, 0);
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (int i = 0; i < 4; i++) {
+                tmp[i] = fcntl(src[i], F_DUPFD, 10);
+                if (tmp[i] < 0)
+                        _exit(126);
+        }
+        for (int i = 0; i < 4; i++)
+                if (dup2(tmp[i], dst[i]) < 0)
+                        _exit(126);
+        devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+                (void) dup2(devnull, 1);
+#ifdef SYS_close_range
+        (void) syscall(SYS_close_range, 6, ~0u, 0);
+#endif
+        rl.rlim_cur = rl.rlim_max = BENCH_WORKER_AS_BYTES;
+        (void) setrlimit(RLIMIT_AS, &rl);
+        /* CPU seconds: every thread may use the whole timeout, plus start-up. */
+        rl.rlim_cur = rl.rlim_max = (rlim_t) (timeout_ms / 1000 + 1) * (rlim_t) (threads + 1) + 5;
+        (void) setrlimit(RLIMIT_CPU, &rl);
+        rl.rlim_cur = rl.rlim_max = 0;
+        (void) setrlimit(RLIMIT_CORE, &rl);
+        for (int s = 1; s < 32; s++)
+                if (s != SIGKILL && s != SIGSTOP)
+                        (void) sigaction(s, &dfl, NULL);
+        sigemptyset(&all);
+        (void) sigprocmask(SIG_SETMASK, &all, NULL);
+        execv(exe, argv);
+        _exit(127);
+}
+
+static void set_error(bench_candidate_t *c, const char *fmt, const char *arg) {
+        (void) snprintf(c->error, sizeof(c->error), fmt, arg);
+}
+
+int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__BenchmarkWorkerJob *job_in,
+                        uint32_t timeout_ms, const bool *cancel, bench_candidate_t *c,
+                        Acceld__BenchmarkWorkerResult **ret_result) {
+        Acceld__BenchmarkWorkerJob job = *job_in;
+        _cleanup_free_ uint8_t *sb = NULL, *jb = NULL, *rb = NULL;
+        _cleanup_free_ char *json = NULL;
+        _cleanup_close_ int job_fd = -1, result_fd = -1, stage_fd = -1;
+        size_t sn = 0, jn, rn = 0;
+        Acceld__BenchmarkWorkerResult *res = NULL;
+        Tflite__Proto__BenchmarkEvent *wev = NULL;
+        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
+        Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
+        Tflite__Proto__ErrorCode code = TFLITE__PROTO__ERROR_CODE__INIT, *codes[1] = { &code };
+        Tflite__Proto__TFLiteSettings *ts = NULL;
+        int64_t deadline;
+        int status = 0, r;
+        bool timed_out = false;
+        char stage = 0;
+        pid_t pid;
+
+        r = bench_settings_pack(&c->settings, &sb, &sn);
+        if (r < 0)
+                return r;
+        r = bench_settings_to_json(&c->settings, &json);
+        if (r < 0)
+                return r;
+        job.has_tflite_settings = 1;
+        job.tflite_settings.data = sb;
+        job.tflite_settings.len = sn;
+        job.settings_json = json;
+        jn = acceld__benchmark_worker_job__get_packed_size(&job);
+        jb = malloc(jn ? jn : 1);
+        if (!jb)
+                return -ENOMEM;
+        (void) acceld__benchmark_worker_job__pack(&job, jb);
+        job_fd = memfd_with("acceld-bench-job", jb, jn);
+        if (job_fd < 0)
+                return job_fd;
+        result_fd = memfd_create("acceld-bench-result", MFD_CLOEXEC);
+        stage_fd = memfd_create("acceld-bench-stage", MFD_CLOEXEC);
+        if (result_fd < 0 || stage_fd < 0)
+                return -errno;
+
+        deadline = clock_us(CLOCK_MONOTONIC) + (int64_t) timeout_ms * 1000;
+        pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0)
+                child_exec(worker_exe, job_fd, model_fd, result_fd, stage_fd, timeout_ms,
+                           bench_settings_threads(&c->settings));
+        (void) setpgid(pid, pid); /* also here, so the group exists before any kill */
+        for (;;) {
+                pid_t k = waitpid(pid, &status, WNOHANG);
+
+                if (k == pid)
+                        break;
+                if (k < 0 && errno != EINTR) {
+                        status = 0;
+                        break;
+                }
+                if (!timed_out && (clock_us(CLOCK_MONOTONIC) >= deadline ||
+                                   (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)))) {
+                        timed_out = true;
+                        (void) kill(-pid, SIGKILL);
+                        (void) kill(pid, SIGKILL);
+                }
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
+        }
+        /* Anything the worker left in its group (threads are in-process, but a plugin may fork). */
+        (void) kill(-pid, SIGKILL);
+
+        if (pread(stage_fd, &stage, 1, 0) < 0)
+                stage = 0;
+        {
+                struct stat st;
+
+                if (fstat(stage_fd, &st) == 0 && st.st_size > 0)
+                        (void) pread(stage_fd, &stage, 1, st.st_size - 1);
+        }
+        if (read_fd_all(result_fd, 64u << 20, &rb, &rn) == 0 && rn > 0)
+                res = acceld__benchmark_worker_result__unpack(NULL, rn, rb);
+        if (res && res->has_event)
+                wev = tflite__proto__benchmark_event__unpack(NULL, res->event.len, res->event.data);
+
+        free(c->event);
+        c->event = NULL;
+        c->error[0] = 0;
+        if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 && wev && wev->has_event_type &&
+            wev->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END && wev->result) {
+                /* END as the worker built it. */
+                summary_from_result(c, wev->result);
+                c->event = malloc(res->event.len ? res->event.len : 1);
+                if (!c->event) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                memcpy(c->event, res->event.data, res->event.len);
+                c->event_size = res->event.len;
+                if (!c->ok)
+                        set_error(c, "%s", "outputs differ from the goldens beyond the thresholds");
+                r = 0;
+                goto out;
+        }
+
+        /* ERROR: from the worker's own report, or from how it died. */
+        if (wev && wev->has_event_type && wev->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR &&
+            wev->error && !timed_out && !WIFSIGNALED(status)) {
+                ev = *wev;
+                er = *wev->error;
+        } else {
+                er.has_stage = 1;
+                er.stage = stage == 'R' ? TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE
+                           : stage == 'I' ? TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION
+                                          : TFLITE__PROTO__BENCHMARK_STAGE__UNKNOWN;
+                code.has_source = 1;
+                code.source = c->settings.delegate == RT_DELEGATE_PLUGIN
+                                      ? TFLITE__PROTO__DELEGATE__NONE
+                                      : (Tflite__Proto__Delegate) c->settings.delegate;
+                code.has_underlying_api_error = 1;
+                code.underlying_api_error = timed_out ? -ETIMEDOUT : 0;
+                er.error_code = codes;
+                er.n_error_code = 1;
+        }
+        if (WIFSIGNALED(status)) {
+                er.has_signal = 1;
+                er.signal = WTERMSIG(status);
+        }
+        if (WIFEXITED(status)) {
+                er.has_exit_code = 1;
+                er.exit_code = WEXITSTATUS(status);
+        }
+        ev.has_event_type = 1;
+        ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR;
+        ev.result = NULL;
+        ev.error = &er;
+        if (!ev.tflite_settings && bench_settings_unpack_proto(sb, sn, &ts) == 0)
+                ev.tflite_settings = ts;
+        ev.has_boottime_us = 1;
+        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.has_wallclock_us = 1;
+        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        c->event_size = tflite__proto__benchmark_event__get_packed_size(&ev);
+        c->event = malloc(c->event_size ? c->event_size : 1);
+        if (!c->event) {
+                r = -ENOMEM;
+                goto out;
+        }
+        (void) tflite__proto__benchmark_event__pack(&ev, c->event);
+        c->ok = false;
+        c->median_us = c->p90_us = c->init_us = -1;
+        c->max_memory_kb = -1;
+        {
+                const char *st = er.stage == TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE        ? "inference"
+                                 : er.stage == TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION ? "initialization"
+                                                                                              : "unknown stage";
+                if (timed_out)
+                        (void) snprintf(c->error, sizeof(c->error), "timed out after %u ms (%s), killed",
+                                        timeout_ms, st);
+                else if (WIFSIGNALED(status))
+                        (void) snprintf(c->error, sizeof(c->error), "crashed with signal %d (%s) during %s",
+                                        WTERMSIG(status), strsignal(WTERMSIG(status)), st);
+                else
+                        (void) snprintf(c->error, sizeof(c->error), "failed during %s (exit %d)%s%s", st,
+                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                                        res && res->message ? ": " : "", res && res->message ? res->message : "");
+        }
+        r = 0;
+out:
+        if (ts)
+                tflite__proto__tflite_settings__free_unpacked(ts, NULL);
+        if (wev)
+                tflite__proto__benchmark_event__free_unpacked(wev, NULL);
+        if (ret_result)
+                *ret_result = res;
+        else if (res)
+                acceld__benchmark_worker_result__free_unpacked(res, NULL);
+        return r;
+}
+
+/* ---- synchronous storage calls from the runner thread ---- */
+
+typedef struct sync_call {
+        store_job_fn fn;
+        void *userdata;
+        int result;
+        bool done;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+} sync_call_t;
+
+static int sync_job(store_db_t *db, void *userdata) {
+        sync_call_t *sc = userdata;
+
+        return sc->fn(db, sc->userdata);
+}
+
+static void sync_done(int result, void *userdata) {
+        sync_call_t *sc = userdata;
+
+        pthread_mutex_lock(&sc->mu);
+        sc->result = result;
+        sc->done = true;
+        pthread_cond_signal(&sc->cv);
+        pthread_mutex_unlock(&sc->mu);
+}
+
+int bench_store_call(store_thread_t *t, store_job_fn fn, void *userdata) {
+        sync_call_t sc = { .fn = fn, .userdata = userdata };
+        int r;
+
+        pthread_mutex_init(&sc.mu, NULL);
+        pthread_cond_init(&sc.cv, NULL);
+        for (int tries = 0;; tries++) {
+                r = store_thread_submit(t, sync_job, &sc, sync_done);
+                if (r != -EAGAIN || tries >= 200)
+                        break;
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        }
+        if (r == 0) {
+                pthread_mutex_lock(&sc.mu);
+                while (!sc.done)
+                        pthread_cond_wait(&sc.cv, &sc.mu);
+                pthread_mutex_unlock(&sc.mu);
+                r = sc.result;
+        }
+        pthread_cond_destroy(&sc.cv);
+        pthread_mutex_destroy(&sc.mu);
+        return r;
+}
+
+typedef struct insert_args {
+        const char *sha256, *key, *driver_version;
+        const uint8_t *blob;
+        size_t size;
+} insert_args_t;
+
+static int insert_job(store_db_t *db, void *userdata) {
+        insert_args_t *a = userdata;
+
+        return store_event_insert(db, a->sha256, a->key, a->driver_version, a->blob, a->size, NULL);
+}
+
+typedef struct count_args {
+        const char *sha256, *key, *driver_version;
+} count_args_t;
+
+static int count_job(store_db_t *db, void *userdata) {
+        count_args_t *a = userdata;
+
+        return store_event_count_errors(db, a->sha256, a->key, a->driver_version);
+}
+
+typedef struct find_args {
+        const char *sha256;
+        char *path;
+} find_args_t;
+
+static int find_job(store_db_t *db, void *userdata) {
+        find_args_t *a = userdata;
+        store_model_t m = {};
+        int r;
+
+        r = store_model_find(db, a->sha256, &m);
+        if (r < 0)
+                return r;
+        a->path = TAKE_PTR(m.path);
+        store_model_done(&m);
+        return 0;
+}
+
+typedef struct select_args {
+        const char *sha256;
+        const char *driver_versions;
+        int best_ok;                    /* LOW_LATENCY decided */
+        char best_key[1024];
+} select_args_t;
+
+static int select_job(store_db_t *db, void *userdata) {
+        select_args_t *a = userdata;
+
+        a->best_ok = 0;
+        for (int p = 0; p <= 3; p++) {
+                store_decision_t d = {};
+                int r = bench_select(db, a->sha256, p, a->driver_versions, &d);
+
+                if (r == 0 && p == TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY) {
+                        a->best_ok = 1;
+                        (void) snprintf(a->best_key, sizeof(a->best_key), "%s", d.settings_key);
+                }
+                store_decision_done(&d);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return 0;
+}
+
+static int event_record(bench_runner_t *rn, const char *sha256, const bench_candidate_t *c, const uint8_t *blob,
+                        size_t size) {
+        insert_args_t a = { sha256, c->key, c->driver_version, blob, size };
+
+        return bench_store_call(rn->store, insert_job, &a);
+}
+
+/* A START event for c. */
+static int event_start(bench_runner_t *rn, const char *sha256, const bench_candidate_t *c) {
+        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
+        Tflite__Proto__TFLiteSettings *ts = NULL;
+        _cleanup_free_ uint8_t *sb = NULL, *eb = NULL;
+        size_t sn = 0, en;
+        int r;
+
+        r = bench_settings_pack(&c->settings, &sb, &sn);
+        if (r < 0)
+                return r;
+        r = bench_settings_unpack_proto(sb, sn, &ts);
+        if (r < 0)
+                return r;
+        ev.tflite_settings = ts;
+        ev.has_event_type = 1;
+        ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START;
+        ev.has_boottime_us = 1;
+        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.has_wallclock_us = 1;
+        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        en = tflite__proto__benchmark_event__get_packed_size(&ev);
+        eb = malloc(en);
+        if (!eb) {
+                tflite__proto__tflite_settings__free_unpacked(ts, NULL);
+                return -ENOMEM;
+        }
+        (void) tflite__proto__benchmark_event__pack(&ev, eb);
+        tflite__proto__tflite_settings__free_unpacked(ts, NULL);
+        return event_record(rn, sha256, c, eb, en);
+}
+
+/* ---- a run ---- */
+
+static bool runner_stopping(bench_runner_t *rn) {
+        bool s;
+
+        pthread_mutex_lock(&rn->mu);
+        s = rn->stop;
+        pthread_mutex_unlock(&rn->mu);
+        return s;
+}
+
+static void run_message(bench_runner_t *rn, bench_run_t *run, const char *fmt, const char *arg) {
+        pthread_mutex_lock(&rn->mu);
+        (void) snprintf(run->message, sizeof(run->message), fmt, arg);
+        pthread_mutex_unlock(&rn->mu);
+}
+
+/* Load the model bytes into a memfd and hash them. */
+static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
+        _cleanup_free_ uint8_t *owned = NULL;
+        const uint8_t *bytes = run->req.model;
+        size_t size = run->req.model_size;
+        int r;
+
+        if (!bytes && run->req.model_fd >= 0) {
+                r = read_fd_all(run->req.model_fd, BENCH_MODEL_MAX, &owned, &size);
+                if (r < 0)
+                        return r;
+                bytes = owned;
+        } else if (!bytes && run->req.sha256[0]) {
+                find_args_t a = { .sha256 = run->req.sha256 };
+                _cleanup_close_ int fd = -1;
+
+                r = bench_store_call(rn->store, find_job, &a);
+                if (r < 0)
+                        return r;
+                fd = open(a.path, O_RDONLY | O_CLOEXEC);
+                free(a.path);
+                if (fd < 0)
+                        return -errno;
+                r = read_fd_all(fd, BENCH_MODEL_MAX, &owned, &size);
+                if (r < 0)
+                        return r;
+                bytes = owned;
+        }
+        if (!bytes || size == 0)
+                return -EINVAL;
+        pthread_mutex_lock(&rn->mu);
+        store_sha256_hex(bytes, size, run->sha256);
+        pthread_mutex_unlock(&rn->mu);
+        r = memfd_with("acceld-bench-model", bytes, size);
+        if (r < 0)
+                return r;
+        *ret_fd = r;
+        return 0;
+}
+
+static void candidate_describe(bench_candidate_t *c) {
+        const rt_driver_t *d;
+
+        c->driver = bench_settings_driver(&c->settings);
+        d = rt_driver_find(c->driver);
+        (void) snprintf(c->driver_version, sizeof(c->driver_version), "%s=%s", c->driver,
+                        d && d->version ? d->version : "unavailable");
+        bench_settings_label(&c->settings, c->label, sizeof(c->label));
+        c->median_us = c->p90_us = c->init_us = -1;
+        c->max_memory_kb = -1;
+}
+
+static void run_execute(bench_runner_t *rn, bench_run_t *run) {
+        _cleanup_close_ int model_fd = -1;
+        rt_settings_t *gen = NULL;
+        size_t n_gen = 0;
+        Acceld__BenchmarkWorkerJob job = ACCELD__BENCHMARK_WORKER_JOB__INIT;
+        Acceld__BenchmarkThresholds th = ACCELD__BENCHMARK_THRESHOLDS__INIT;
+        Acceld__BenchmarkWorkerResult *golden = NULL;
+        bench_candidate_t *cands;
+        size_t n, ref = SIZE_MAX;
+        bool need_golden;
+        char versions[1024];
+        int r;
+
+        r = run_model(rn, run, &model_fd);
+        if (r < 0) {
+                run_message(rn, run, "cannot read the model: %s", strerror(-r));
+                return;
+        }
+        if (run->req.n_candidates == 0) {
+                r = bench_candidates_generate(&gen, &n_gen);
+                if (r < 0) {
+                        run_message(rn, run, "%s", strerror(-r));
+                        return;
+                }
+                run->req.candidates = gen;
+                run->req.n_candidates = n_gen;
+        }
+        need_golden = run->req.n_outputs == 0;
+        n = run->req.n_candidates;
+        for (size_t i = 0; i < n; i++)
+                if (run->req.candidates[i].delegate == RT_DELEGATE_NONE && ref == SIZE_MAX)
+                        ref = i;
+        cands = calloc(n + 1, sizeof(*cands));
+        if (!cands) {
+                run_message(rn, run, "%s", strerror(ENOMEM));
+                return;
+        }
+        /* The reference path goes first: its outputs are the goldens when the client gave none. */
+        {
+                size_t k = 0;
+
+                if (need_golden && ref == SIZE_MAX) {
+                        rt_settings_init(&cands[k++].settings);
+                        n++;
+                } else if (need_golden) {
+                        (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[ref]);
+                }
+                for (size_t i = 0; i < run->req.n_candidates; i++)
+                        if (!need_golden || i != ref)
+                                (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[i]);
+                for (size_t i = 0; i < n; i++) {
+                        if (bench_settings_key(&cands[i].settings, &cands[i].key) < 0)
+                                cands[i].key = NULL;
+                        candidate_describe(&cands[i]);
+                }
+        }
+        pthread_mutex_lock(&rn->mu);
+        run->c = cands;
+        run->n = n;
+        pthread_mutex_unlock(&rn->mu);
+
+        job.has_runs = 1;
+        job.runs = run->req.runs;
+        job.inputs = run->req.inputs;
+        job.n_inputs = run->req.n_inputs;
+        job.golden_outputs = run->req.outputs;
+        job.n_golden_outputs = run->req.n_outputs;
+        th.has_max_absolute_error = th.has_max_mean_squared_error = th.has_max_symmetric_kl_divergence = 1;
+        th.max_absolute_error = (float) run->req.thresholds.max_abs_error;
+        th.max_mean_squared_error = (float) run->req.thresholds.max_mse;
+        th.max_symmetric_kl_divergence = (float) run->req.thresholds.max_kl;
+        job.thresholds = &th;
+        job.plugin_dir = rn->plugin_dir;
+        job.has_seed = 1;
+        job.seed = 1;
+
+        for (size_t i = 0; i < n && !runner_stopping(rn); i++) {
+                bench_candidate_t *c = &cands[i];
+                bench_candidate_t tmp;
+                bool is_golden = need_golden && i == 0;
+                Acceld__BenchmarkWorkerResult *res = NULL;
+
+                if (!c->key) {
+                        pthread_mutex_lock(&rn->mu);
+                        c->state = BENCH_STATE_SKIPPED;
+                        set_error(c, "%s", "out of memory");
+                        pthread_mutex_unlock(&rn->mu);
+                        continue;
+                }
+                if (need_golden && !is_golden && !golden) {
+                        pthread_mutex_lock(&rn->mu);
+                        c->state = BENCH_STATE_SKIPPED;
+                        set_error(c, "%s", "skipped: no golden outputs (the reference run failed)");
+                        pthread_mutex_unlock(&rn->mu);
+                        continue;
+                }
+                {
+                        count_args_t a = { run->sha256, c->key, c->driver_version };
+
+                        r = bench_store_call(rn->store, count_job, &a);
+                        if (r >= BENCH_MAX_FAILURES) {
+                                pthread_mutex_lock(&rn->mu);
+                                c->state = BENCH_STATE_SKIPPED;
+                                (void) snprintf(c->error, sizeof(c->error),
+                                                "skipped: failed %d times with %s for this model", r,
+                                                c->driver_version);
+                                pthread_mutex_unlock(&rn->mu);
+                                continue;
+                        }
+                }
+                r = event_start(rn, run->sha256, c);
+                if (r < 0) {
+                        pthread_mutex_lock(&rn->mu);
+                        c->state = BENCH_STATE_SKIPPED;
+                        set_error(c, "cannot record START: %s", strerror(-r));
+                        pthread_mutex_unlock(&rn->mu);
+                        continue;
+                }
+                pthread_mutex_lock(&rn->mu);
+                c->state = BENCH_STATE_RUNNING;
+                tmp = *c;
+                pthread_mutex_unlock(&rn->mu);
+
+                /* Run on a copy so progress readers never see half-written fields. */
+                tmp.event = NULL;
+                if (is_golden) {
+                        job.has_generate_inputs = job.has_return_data = 1;
+                        job.generate_inputs = run->req.n_inputs == 0;
+                        job.return_data = 1;
+                        job.golden_outputs = NULL;
+                        job.n_golden_outputs = 0;
+                }
+                r = bench_candidate_run(rn->worker_exe, model_fd, &job, run->req.timeout_ms, &rn->stop, &tmp,
+                                        is_golden ? &res : NULL);
+                if (is_golden) {
+                        job.has_generate_inputs = job.has_return_data = 0;
+                        job.generate_inputs = 0;
+                        job.return_data = 0;
+                        if (r == 0 && tmp.ok && res && res->n_outputs > 0) {
+                                golden = res;
+                                res = NULL;
+                                job.inputs = golden->inputs;
+                                job.n_inputs = golden->n_inputs;
+                                job.golden_outputs = golden->outputs;
+                                job.n_golden_outputs = golden->n_outputs;
+                        }
+                }
+                if (res)
+                        acceld__benchmark_worker_result__free_unpacked(res, NULL);
+                if (r < 0) {
+                        /* No child ran: record why, so START is not left open. */
+                        set_error(&tmp, "cannot start the worker: %s", strerror(-r));
+                        tmp.event = NULL;
+                } else {
+                        int k = event_record(rn, run->sha256, &tmp, tmp.event, tmp.event_size);
+
+                        if (k < 0)
+                                (void) log_warning_errno(k, "benchmark of %s with %s: cannot record the result",
+                                                         run->sha256, tmp.label);
+                }
+                if (tmp.error[0])
+                        log_info("benchmark of model %s with %s: %s", run->sha256, tmp.label, tmp.error);
+
+                pthread_mutex_lock(&rn->mu);
+                tmp.state = BENCH_STATE_DONE;
+                *c = tmp;
+                pthread_mutex_unlock(&rn->mu);
+        }
+
+        bench_driver_versions(versions, sizeof(versions));
+        {
+                select_args_t a = { .sha256 = run->sha256, .driver_versions = versions };
+
+                r = bench_store_call(rn->store, select_job, &a);
+                if (r == 0 && a.best_ok) {
+                        pthread_mutex_lock(&rn->mu);
+                        for (size_t i = 0; i < n; i++)
+                                if (cands[i].key && strcmp(cands[i].key, a.best_key) == 0)
+                                        run->best = i;
+                        pthread_mutex_unlock(&rn->mu);
+                }
+        }
+        if (golden)
+                acceld__benchmark_worker_result__free_unpacked(golden, NULL);
+}
+
+static bench_run_t *run_free(bench_run_t *run) {
+        if (!run)
+                return NULL;
+        bench_request_done(&run->req);
+        for (size_t i = 0; i < run->n; i++)
+                bench_candidate_done(&run->c[i]);
+        free(run->c);
+        free(run);
+        return NULL;
+}
+
+static void *runner_main(void *userdata) {
+        bench_runner_t *rn = userdata;
+        sigset_t all;
+
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, NULL);
+        pthread_mutex_lock(&rn->mu);
+        for (;;) {
+                bench_run_t *next = NULL;
+                size_t finished = 0;
+
+                /* The oldest queued run (the list is newest first). */
+                for (bench_run_t *x = rn->runs; x; x = x->next)
+                        if (!x->started)
+                                next = x;
+                if (rn->stop)
+                        break;
+                if (!next) {
+                        pthread_cond_wait(&rn->cv, &rn->mu);
+                        continue;
+                }
+                next->started = true;
+                pthread_mutex_unlock(&rn->mu);
+                run_execute(rn, next);
+                pthread_mutex_lock(&rn->mu);
+                next->finished = true;
+                /* Forget the oldest finished runs beyond the limit. */
+                for (bench_run_t **p = &rn->runs; *p;) {
+                        if ((*p)->finished && ++finished > BENCH_KEEP_FINISHED) {
+                                bench_run_t *old = *p;
+
+                                *p = old->next;
+                                (void) run_free(old);
+                        } else
+                                p = &(*p)->next;
+                }
+                if (rn->done_fn) {
+                        char sha[STORE_SHA256_HEX_SIZE];
+
+                        memcpy(sha, next->sha256, sizeof(sha));
+                        pthread_mutex_unlock(&rn->mu);
+                        if (sha[0])
+                                rn->done_fn(rn->userdata, sha);
+                        pthread_mutex_lock(&rn->mu);
+                }
+        }
+        pthread_mutex_unlock(&rn->mu);
+        return NULL;
+}
+
+int bench_runner_start(store_thread_t *store, const char *worker_exe, const char *plugin_dir,
+                       bench_run_done_fn done_fn, void *userdata, bench_runner_t **ret) {
+        bench_runner_t *rn;
+        int r;
+
+        if (!store || !worker_exe || !ret)
+                return -EINVAL;
+        rn = calloc(1, sizeof(*rn));
+        if (!rn)
+                return -ENOMEM;
+        rn->store = store;
+        rn->done_fn = done_fn;
+        rn->userdata = userdata;
+        rn->next_id = 1;
+        rn->worker_exe = strdup(worker_exe);
+        rn->plugin_dir = plugin_dir ? strdup(plugin_dir) : NULL;
+        if (!rn->worker_exe || (plugin_dir && !rn->plugin_dir)) {
+                free(rn->worker_exe);
+                free(rn->plugin_dir);
+                free(rn);
+                return -ENOMEM;
+        }
+        pthread_mutex_init(&rn->mu, NULL);
+        pthread_cond_init(&rn->cv, NULL);
+        r = -pthread_create(&rn->thread, NULL, runner_main, rn);
+        if (r < 0) {
+                pthread_cond_destroy(&rn->cv);
+                pthread_mutex_destroy(&rn->mu);
+                free(rn->worker_exe);
+                free(rn->plugin_dir);
+                free(rn);
+                return r;
+        }
+        *ret = rn;
+        return 0;
+}
+
+bench_runner_t *bench_runner_stop(bench_runner_t *rn) {
+        if (!rn)
+                return NULL;
+        pthread_mutex_lock(&rn->mu);
+        __atomic_store_n(&rn->stop, true, __ATOMIC_RELAXED);
+        pthread_cond_signal(&rn->cv);
+        pthread_mutex_unlock(&rn->mu);
+        /* A running child is killed by its timeout at the latest; the
+         * remaining candidates of its run are not started. */
+        (void) pthread_join(rn->thread, NULL);
+        while (rn->runs) {
+                bench_run_t *x = rn->runs;
+
+                rn->runs = x->next;
+                (void) run_free(x);
+        }
+        pthread_cond_destroy(&rn->cv);
+        pthread_mutex_destroy(&rn->mu);
+        free(rn->worker_exe);
+        free(rn->plugin_dir);
+        free(rn);
+        return NULL;
+}
+
+int64_t bench_runner_submit(bench_runner_t *rn, bench_request_t *req) {
+        bench_run_t *run;
+        size_t queued = 0;
+        int64_t id;
+
+        if (!rn || !req)
+                return -EINVAL;
+        run = calloc(1, sizeof(*run));
+        if (!run) {
+                bench_request_done(req);
+                return -ENOMEM;
+        }
+        run->req = *req;
+        *req = (bench_request_t) { .model_fd = -1 };
+        run->best = SIZE_MAX;
+        if (run->req.runs == 0)
+                run->req.runs = BENCH_DEFAULT_RUNS;
+        if (run->req.timeout_ms == 0)
+                run->req.timeout_ms = BENCH_DEFAULT_TIMEOUT_MS;
+        if (run->req.thresholds.max_abs_error <= 0 && run->req.thresholds.max_mse <= 0 &&
+            run->req.thresholds.max_kl <= 0)
+                bench_thresholds_default(&run->req.thresholds);
+        if (run->req.sha256[0])
+                memcpy(run->sha256, run->req.sha256, sizeof(run->sha256));
+        pthread_mutex_lock(&rn->mu);
+        for (bench_run_t *x = rn->runs; x; x = x->next)
+                if (!x->finished)
+                        queued++;
+        if (queued >= BENCH_QUEUE_MAX || rn->stop) {
+                pthread_mutex_unlock(&rn->mu);
+                (void) run_free(run);
+                return -EAGAIN;
+        }
+        id = run->id = rn->next_id++;
+        run->next = rn->runs;
+        rn->runs = run;
+        pthread_cond_signal(&rn->cv);
+        pthread_mutex_unlock(&rn->mu);
+        return id;
+}
+
+int bench_runner_progress(bench_runner_t *rn, int64_t id, bench_progress_fn fn, void *userdata) {
+        int r = -ENOENT;
+
+        if (!rn || !fn)
+                return -EINVAL;
+        pthread_mutex_lock(&rn->mu);
+        for (bench_run_t *x = rn->runs; x; x = x->next)
+                if (x->id == id) {
+                        fn(userdata, x->sha256, x->finished, x->message, x->c, x->c ? x->n : 0, x->best);
+                        r = 0;
+                        break;
+                }
+        pthread_mutex_unlock(&rn->mu);
+        return r;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The benchmark runner: one thread that runs benchmark runs one after the
+ * other (so candidates never compete for the cores), each candidate in a
+ * child process (acceld --benchmark-worker, worker.h) with a timeout and
+ * resource limits, and records every event through the storage thread:
+ * START before the child starts, END or ERROR when it has ended. The
+ * runner thread blocks on children and on the storage thread; the loop
+ * never does. Progress is read with bench_runner_progress() under the
+ * runner's mutex.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench-metrics.h"
+#include "service.pb-c.h"
+#include "settings.h"
+#include "storage.h"
+
+#define BENCH_DEFAULT_RUNS 10
+#define BENCH_MAX_RUNS 1000
+#define BENCH_DEFAULT_TIMEOUT_MS 30000
+#define BENCH_MAX_TIMEOUT_MS 600000
+#define BENCH_MAX_CANDIDATES 64
+#define BENCH_MAX_TENSORS 64
+/* Address-space limit of a worker (RLIMIT_AS). */
+#define BENCH_WORKER_AS_BYTES (8ull << 30)
+/* A setting with this many ERROR events for a model (under the current
+ * driver version) is not tried again. */
+#define BENCH_MAX_FAILURES 2
+
+typedef struct bench_runner bench_runner_t;
+
+typedef enum bench_state {
+        BENCH_STATE_PENDING,
+        BENCH_STATE_RUNNING,
+        BENCH_STATE_DONE,
+        BENCH_STATE_SKIPPED,
+        _BENCH_STATE_MAX,
+} bench_state_t;
+
+const char *bench_state_to_string(bench_state_t s);
+
+typedef struct bench_candidate {
+        rt_settings_t settings;
+        char *key;                      /* canonical settings key */
+        char label[96];
+        const char *driver;             /* "reference", "xnnpack", plugin name */
+        char driver_version[64];
+        bench_state_t state;
+        bool ok;
+        int64_t median_us, p90_us, init_us; /* -1: none */
+        int32_t max_memory_kb;          /* -1: none */
+        char error[256];                /* "" when it ran to END */
+        uint8_t *event;                 /* END or ERROR event bytes, owned */
+        size_t event_size;
+} bench_candidate_t;
+
+/* What a client asked for. The runner owns it after bench_runner_submit(). */
+typedef struct bench_request {
+        int model_fd;                   /* owned, -1 if none */
+        uint8_t *model;                 /* owned bytes, or NULL */
+        size_t model_size;
+        char sha256[STORE_SHA256_HEX_SIZE]; /* "" unless by reference to the store */
+        rt_settings_t *candidates;      /* owned; n_candidates 0 = generate */
+        size_t n_candidates;
+        ProtobufCBinaryData *inputs, *outputs; /* owned (data too) */
+        size_t n_inputs, n_outputs;
+        uint32_t runs;
+        uint32_t timeout_ms;
+        bench_thresholds_t thresholds;
+} bench_request_t;
+
+/* Free what r owns. NULL-safe. */
+void bench_request_done(bench_request_t *r);
+
+/* Generate the default candidates (reference, XNNPACK 1..cores threads,
+ * XNNPACK FP16 where the CPU has FP16 arithmetic, every other registered
+ * driver). *ret_v malloc'ed (rt_settings_done() each, then free()).
+ * Returns 0 or -ENOMEM. */
+int bench_candidates_generate(rt_settings_t **ret_v, size_t *ret_n);
+
+/* "reference=<v>;xnnpack=<v>;faulty=<v>" over the registered drivers.
+ * Always NUL-terminated. */
+void bench_driver_versions(char *buf, size_t size);
+
+/* Called on the runner thread after each run ends (decisions are updated
+ * by then). May be NULL. */
+typedef void (*bench_run_done_fn)(void *userdata, const char *model_sha256);
+
+/*
+ * Start the runner thread. `store` (borrowed) records events; `worker_exe`
+ * is the acceld binary to exec with --benchmark-worker; plugin_dir (may be
+ * NULL) is passed to workers. Returns 0 and *ret, -ENOMEM or -errno from
+ * pthread_create.
+ */
+int bench_runner_start(store_thread_t *store, const char *worker_exe, const char *plugin_dir,
+                       bench_run_done_fn done_fn, void *userdata, bench_runner_t **ret);
+
+/* Kill a running child, drop queued runs, join. NULL-safe. Returns NULL. */
+bench_runner_t *bench_runner_stop(bench_runner_t *r);
+
+/* Queue a run; takes ownership of *req (zeroed on return, also on error).
+ * Returns the run id (> 0) or -EAGAIN (too many runs queued), -ENOMEM. Any
+ * thread. */
+int64_t bench_runner_submit(bench_runner_t *r, bench_request_t *req);
+
+/* Call fn(userdata, ...) with the state of run `id` under the runner's
+ * mutex (fn must not block). Returns 0 or -ENOENT (unknown or forgotten id;
+ * the last 32 finished runs are kept). */
+typedef void (*bench_progress_fn)(void *userdata, const char *model_sha256, bool finished, const char *message,
+                                  const bench_candidate_t *v, size_t n, size_t best);
+int bench_runner_progress(bench_runner_t *r, int64_t id, bench_progress_fn fn, void *userdata);
+
+/*
+ * Run one candidate synchronously (the core of a run; exposed for tests):
+ * spawn the worker for `model_fd`, wait up to timeout_ms (or until *cancel,
+ * may be NULL, becomes true: the child is killed), and build the
+ * END or ERROR event into c->event (and c's summary fields). `job` is the
+ * prepared worker job (settings are filled in here). When ret_result is
+ * not NULL it receives the worker's decoded result (free with
+ * acceld__benchmark_worker_result__free_unpacked()), or NULL.
+ * Returns 0 (an event was built) or -errno (no event: spawn failed).
+ */
+int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__BenchmarkWorkerJob *job,
+                        uint32_t timeout_ms, const bool *cancel, bench_candidate_t *c,
+                        Acceld__BenchmarkWorkerResult **ret_result);
+
+/* Free what c owns. NULL-safe. */
+void bench_candidate_done(bench_candidate_t *c);
+
+/* Run fn(db, userdata) on the storage thread `t` and wait for it (retrying
+ * while its queue is full). Never from the loop thread. Returns fn's
+ * result or store_thread_submit()'s error. */
+int bench_store_call(store_thread_t *t, store_job_fn fn, void *userdata);

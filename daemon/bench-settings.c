@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rt_settings_t <-> TFLiteSettings, with the extension fields of bench-settings.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "bench-settings.h"
+#include "cleanup.h"
+#include "storage.h"
+
+static size_t varint_put(uint8_t *out, uint64_t v) {
+        size_t n = 0;
+
+        do {
+                out[n] = (uint8_t) (v & 0x7f);
+                v >>= 7;
+                if (v)
+                        out[n] |= 0x80;
+                n++;
+        } while (v);
+        return n;
+}
+
+/* 0 and the value, or -EBADMSG. */
+static int varint_get(const uint8_t *p, size_t size, uint64_t *ret, size_t *ret_used) {
+        uint64_t v = 0;
+
+        for (size_t i = 0; i < size && i < 10; i++) {
+                v |= (uint64_t) (p[i] & 0x7f) << (7 * i);
+                if (!(p[i] & 0x80)) {
+                        *ret = v;
+                        *ret_used = i + 1;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+/* A length-delimited unknown field holding `s`; data is malloc'ed. */
+static int unknown_string(ProtobufCMessageUnknownField *f, uint32_t tag, const char *s) {
+        size_t n = strlen(s);
+        uint8_t *d = malloc(n + 10);
+
+        if (!d)
+                return -ENOMEM;
+        size_t k = varint_put(d, n);
+        memcpy(d + k, s, n);
+        *f = (ProtobufCMessageUnknownField) {
+                .tag = tag, .wire_type = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, .len = k + n, .data = d
+        };
+        return 0;
+}
+
+int bench_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
+        Tflite__Proto__TFLiteSettings t = TFLITE__PROTO__TFLITE_SETTINGS__INIT;
+        Tflite__Proto__XNNPackSettings x = TFLITE__PROTO__XNNPACK_SETTINGS__INIT;
+        Tflite__Proto__CPUSettings c = TFLITE__PROTO__CPUSETTINGS__INIT;
+        Tflite__Proto__FallbackSettings fb = TFLITE__PROTO__FALLBACK_SETTINGS__INIT;
+        ProtobufCMessageUnknownField tu[2] = {}, xu[1] = {};
+        uint8_t flagbuf[10];
+        uint8_t *out;
+        size_t n;
+        int r = 0;
+
+        if (!s || !ret || !ret_size)
+                return -EINVAL;
+        switch (s->delegate) {
+        case RT_DELEGATE_NONE:
+                break;
+        case RT_DELEGATE_PLUGIN:
+                r = unknown_string(&tu[t.base.n_unknown_fields], BENCH_FIELD_PLUGIN_NAME, s->delegate_name);
+                if (r < 0)
+                        goto out;
+                t.base.n_unknown_fields++;
+                break;
+        default:
+                t.has_delegate = 1;
+                t.delegate = (Tflite__Proto__Delegate) s->delegate;
+                break;
+        }
+        if (s->delegate == RT_DELEGATE_PLUGIN && s->plugin_settings) {
+                r = unknown_string(&tu[t.base.n_unknown_fields], BENCH_FIELD_PLUGIN_SETTINGS, s->plugin_settings);
+                if (r < 0)
+                        goto out;
+                t.base.n_unknown_fields++;
+        }
+        if (t.base.n_unknown_fields > 0)
+                t.base.unknown_fields = tu;
+        if (s->xnnpack_num_threads != -1 || s->xnnpack_flags) {
+                if (s->xnnpack_num_threads != -1) {
+                        x.has_num_threads = 1;
+                        x.num_threads = s->xnnpack_num_threads;
+                }
+                if (s->xnnpack_flags) {
+                        xu[0] = (ProtobufCMessageUnknownField) {
+                                .tag = BENCH_FIELD_XNNPACK_FLAGS,
+                                .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT,
+                                .len = varint_put(flagbuf, s->xnnpack_flags),
+                                .data = flagbuf,
+                        };
+                        x.base.n_unknown_fields = 1;
+                        x.base.unknown_fields = xu;
+                }
+                t.xnnpack_settings = &x;
+        }
+        if (s->cpu_num_threads != -1) {
+                c.has_num_threads = 1;
+                c.num_threads = s->cpu_num_threads;
+                t.cpu_settings = &c;
+        }
+        if (s->max_delegated_partitions > 0) {
+                t.has_max_delegated_partitions = 1;
+                t.max_delegated_partitions = s->max_delegated_partitions;
+        }
+        if (s->fallback_on_compilation_error || s->fallback_on_execution_error) {
+                if (s->fallback_on_compilation_error) {
+                        fb.has_allow_automatic_fallback_on_compilation_error = 1;
+                        fb.allow_automatic_fallback_on_compilation_error = 1;
+                }
+                if (s->fallback_on_execution_error) {
+                        fb.has_allow_automatic_fallback_on_execution_error = 1;
+                        fb.allow_automatic_fallback_on_execution_error = 1;
+                }
+                t.fallback_settings = &fb;
+        }
+        n = tflite__proto__tflite_settings__get_packed_size(&t);
+        out = malloc(n ? n : 1);
+        if (!out) {
+                r = -ENOMEM;
+                goto out;
+        }
+        (void) tflite__proto__tflite_settings__pack(&t, out);
+        *ret = out;
+        *ret_size = n;
+out:
+        for (size_t i = 0; i < ELEMENTSOF(tu); i++)
+                free(tu[i].data);
+        return r;
+}
+
+int bench_settings_unpack_proto(const uint8_t *data, size_t size, Tflite__Proto__TFLiteSettings **ret) {
+        Tflite__Proto__TFLiteSettings *t;
+
+        if (!ret || (!data && size))
+                return -EINVAL;
+        t = tflite__proto__tflite_settings__unpack(NULL, size, data ? data : (const uint8_t *) "");
+        if (!t)
+                return -EBADMSG;
+        *ret = t;
+        return 0;
+}
+
+/* The string of a length-delimited unknown field `tag`, or NULL. */
+static int unknown_get_string(const ProtobufCMessage *m, uint32_t tag, char **ret) {
+        for (size_t i = 0; i < m->n_unknown_fields; i++) {
+                const ProtobufCMessageUnknownField *f = &m->unknown_fields[i];
+                uint64_t len;
+                size_t used;
+
+                if (f->tag != tag || f->wire_type != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+                        continue;
+                if (varint_get(f->data, f->len, &len, &used) < 0 || len != f->len - used)
+                        return -EBADMSG;
+                *ret = strndup((const char *) f->data + used, len);
+                return *ret ? 1 : -ENOMEM;
+        }
+        *ret = NULL;
+        return 0;
+}
+
+int bench_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t *ret) {
+        rt_settings_t s;
+        _cleanup_free_ char *plugin = NULL, *plugin_settings = NULL;
+        int r;
+
+        if (!t || !ret)
+                return -EINVAL;
+        rt_settings_init(&s);
+        r = unknown_get_string(&t->base, BENCH_FIELD_PLUGIN_NAME, &plugin);
+        if (r < 0)
+                return r;
+        r = unknown_get_string(&t->base, BENCH_FIELD_PLUGIN_SETTINGS, &plugin_settings);
+        if (r < 0)
+                return r;
+        if (plugin && plugin[0]) {
+                if (strlen(plugin) >= sizeof(s.delegate_name))
+                        return -EBADMSG;
+                s.delegate = RT_DELEGATE_PLUGIN;
+                (void) snprintf(s.delegate_name, sizeof(s.delegate_name), "%s", plugin);
+                s.plugin_settings = TAKE_PTR(plugin_settings);
+        } else if (t->has_delegate && t->delegate != TFLITE__PROTO__DELEGATE__NONE) {
+                s.delegate = (rt_delegate_t) t->delegate;
+                (void) snprintf(s.delegate_name, sizeof(s.delegate_name), "%s", rt_settings_delegate_name(&s));
+        }
+        if (t->xnnpack_settings) {
+                const Tflite__Proto__XNNPackSettings *x = t->xnnpack_settings;
+
+                if (x->has_num_threads)
+                        s.xnnpack_num_threads = x->num_threads;
+                for (size_t i = 0; i < x->base.n_unknown_fields; i++) {
+                        const ProtobufCMessageUnknownField *f = &x->base.unknown_fields[i];
+                        uint64_t v;
+                        size_t used;
+
+                        if (f->tag == BENCH_FIELD_XNNPACK_FLAGS && f->wire_type == PROTOBUF_C_WIRE_TYPE_VARINT &&
+                            varint_get(f->data, f->len, &v, &used) == 0)
+                                s.xnnpack_flags = (uint32_t) v;
+                }
+        }
+        if (t->cpu_settings && t->cpu_settings->has_num_threads)
+                s.cpu_num_threads = t->cpu_settings->num_threads;
+        if (t->has_max_delegated_partitions)
+                s.max_delegated_partitions = t->max_delegated_partitions;
+        if (t->fallback_settings) {
+                s.fallback_on_compilation_error = t->fallback_settings->allow_automatic_fallback_on_compilation_error;
+                s.fallback_on_execution_error = t->fallback_settings->allow_automatic_fallback_on_execution_error;
+        }
+        *ret = s;
+        return 0;
+}
+
+int bench_settings_from_bytes(const uint8_t *data, size_t size, rt_settings_t *ret) {
+        Tflite__Proto__TFLiteSettings *t = NULL;
+        int r;
+
+        r = bench_settings_unpack_proto(data, size, &t);
+        if (r < 0)
+                return r;
+        r = bench_settings_from_proto(t, ret);
+        tflite__proto__tflite_settings__free_unpacked(t, NULL);
+        return r;
+}
+
+int bench_settings_to_json(const rt_settings_t *s, char **ret) {
+        json_object *root, *o;
+        char *text;
+
+        if (!s || !ret)
+                return -EINVAL;
+        root = json_object_new_object();
+        if (!root)
+                return -ENOMEM;
+        if (s->delegate == RT_DELEGATE_PLUGIN)
+                json_object_object_add(root, "delegate", json_object_new_string(s->delegate_name));
+        else if (s->delegate != RT_DELEGATE_NONE)
+                json_object_object_add(root, "delegate", json_object_new_string(rt_settings_delegate_name(s)));
+        if (s->cpu_num_threads != -1) {
+                o = json_object_new_object();
+                json_object_object_add(o, "num_threads", json_object_new_int(s->cpu_num_threads));
+                json_object_object_add(root, "cpu_settings", o);
+        }
+        if (s->xnnpack_num_threads != -1 || s->xnnpack_flags) {
+                o = json_object_new_object();
+                if (s->xnnpack_num_threads != -1)
+                        json_object_object_add(o, "num_threads", json_object_new_int(s->xnnpack_num_threads));
+                if (s->xnnpack_flags)
+                        json_object_object_add(o, "flags", json_object_new_int64(s->xnnpack_flags));
+                json_object_object_add(root, "xnnpack_settings", o);
+        }
+        if (s->max_delegated_partitions > 0)
+                json_object_object_add(root, "max_delegated_partitions",
+                                       json_object_new_int(s->max_delegated_partitions));
+        if (s->fallback_on_compilation_error || s->fallback_on_execution_error) {
+                o = json_object_new_object();
+                json_object_object_add(o, "allow_automatic_fallback_on_compilation_error",
+                                       json_object_new_boolean(s->fallback_on_compilation_error));
+                json_object_object_add(o, "allow_automatic_fallback_on_execution_error",
+                                       json_object_new_boolean(s->fallback_on_execution_error));
+                json_object_object_add(root, "fallback_settings", o);
+        }
+        if (s->plugin_settings) {
+                o = json_tokener_parse(s->plugin_settings);
+                if (o)
+                        json_object_object_add(root, "plugin_settings", o);
+        }
+        text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+        json_object_put(root);
+        if (!text)
+                return -ENOMEM;
+        *ret = text;
+        return 0;
+}
+
+int bench_settings_key(const rt_settings_t *s, char **ret) {
+        _cleanup_free_ uint8_t *b = NULL;
+        size_t n = 0;
+        int r;
+
+        r = bench_settings_pack(s, &b, &n);
+        if (r < 0)
+                return r;
+        r = store_settings_key_from_bytes(b, n, ret);
+        return r == -EBADMSG ? -EIO : r;
+}
+
+int32_t bench_settings_threads(const rt_settings_t *s) {
+        if (s->delegate == RT_DELEGATE_NONE)
+                return s->cpu_num_threads > 0 ? s->cpu_num_threads : 1;
+        return rt_settings_num_threads(s, 1);
+}
+
+const char *bench_settings_driver(const rt_settings_t *s) {
+        switch (s->delegate) {
+        case RT_DELEGATE_NONE:
+                return "reference";
+        case RT_DELEGATE_XNNPACK:
+                return "xnnpack";
+        default:
+                return rt_settings_delegate_name(s);
+        }
+}
+
+void bench_settings_label(const rt_settings_t *s, char *buf, size_t size) {
+        int32_t th = bench_settings_threads(s);
+        int n;
+
+        if (size == 0)
+                return;
+        switch (s->delegate) {
+        case RT_DELEGATE_NONE:
+                n = th > 1 ? snprintf(buf, size, "reference/%dt", (int) th) : snprintf(buf, size, "reference");
+                break;
+        case RT_DELEGATE_XNNPACK:
+                n = snprintf(buf, size, "xnnpack/%dt%s", (int) th,
+                             (s->xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16) ? "/fp16" : "");
+                break;
+        default:
+                n = snprintf(buf, size, "%s%s", bench_settings_driver(s),
+                             s->plugin_settings ? s->plugin_settings : "");
+                break;
+        }
+        (void) n;
+}

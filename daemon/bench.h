@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Benchmarks in the daemon (issue 6): the storage thread, the benchmark
+ * runner, the orphan scan at start-up, and the request handlers
+ * (RunBenchmark, BenchmarkProgress, ListBenchmarkEvents, GetBestSettings,
+ * ExportBenchmarkEvents; declared in handlers.h). See docs/benchmarking.md.
+ *
+ * One instance per daemon. init/done and the handlers run on the loop
+ * thread; daemon_bench_preferred_settings() on any thread but the loop.
+ */
+#pragma once
+
+#include <uv.h>
+
+#include "daemon-config.h"
+#include "settings.h"
+#include "storage.h"
+
+/*
+ * Start the storage thread on config->state_dir, load plugin drivers
+ * ($ACCELD_PLUGIN_DIR, else the build's plugin folder), start the runner,
+ * and queue the start-up storage work: every START without END/ERROR
+ * becomes an ERROR (a run that died with a previous daemon), and decisions
+ * made under other driver versions are deleted. Failures are logged and
+ * leave benchmarks unavailable (their requests answer DEVICE_UNAVAILABLE);
+ * the daemon serves on. Returns 0 or the negative errno it logged.
+ */
+int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config);
+
+/* Stop the runner (killing a running worker) and the storage thread, close
+ * the async handle. Call after the connections have drained. Idempotent. */
+void daemon_bench_done(void);
+
+/* The storage thread (NULL when benchmarks are unavailable). */
+store_thread_t *daemon_bench_store(void);
+
+/*
+ * The stored decision for (model, preference) as runtime settings, for
+ * PrepareModel without client settings. Blocks on the storage thread: call
+ * from a worker thread, never the loop. Returns 0 and *ret (initialised;
+ * rt_settings_done() it), -ENOENT (no decision), -ENODEV (benchmarks
+ * unavailable), or another -errno.
+ */
+int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt_settings_t *ret);
+
+/*
+ * PrepareModel without client settings: when a decision exists for the
+ * model (its SHA-256 from src->sha256, else hashed from src->bytes or
+ * src->fd) and `preference`, replace *settings with it. Blocks on the
+ * storage thread: call from a worker thread. Returns 1 when *settings was
+ * replaced, 0 when there is no decision (or benchmarks are unavailable;
+ * *settings is untouched), or a negative errno (untouched too).
+ */
+struct daemon_model_source;
+int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, rt_settings_t *settings);

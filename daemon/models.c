@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The shared model table and compiled instances with their interpreter pools. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "models.h"
+
+void (*daemon_models_options_hook)(rt_interp_options_t *o) = NULL;
+
+static uint64_t mono_us(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned instance_concurrency) {
+        *t = (daemon_models_t) {
+                .max_model_bytes = max_model_bytes,
+                .instance_concurrency = instance_concurrency ? instance_concurrency : 1,
+        };
+        return -pthread_mutex_init(&t->mu, NULL);
+}
+
+void daemon_settings_key(const rt_settings_t *s, char *buf, size_t size) {
+        bool xnn = s->delegate == RT_DELEGATE_XNNPACK;
+
+        /* Only what changes the compiled result: the reference kernels run on
+         * the calling thread (no thread count) and XNNPACK flags mean
+         * nothing to other delegates. */
+        (void) snprintf(buf, size, "delegate=%s;threads=%d;xnnpack_flags=%u;max_partitions=%d;fallback=%d%d;plugin=%s",
+                        rt_settings_delegate_name(s),
+                        s->delegate == RT_DELEGATE_NONE ? 1 : (int) rt_settings_num_threads(s, -1),
+                        xnn ? (unsigned) s->xnnpack_flags : 0u,
+                        (int) (s->max_delegated_partitions > 0 ? s->max_delegated_partitions : 0),
+                        s->fallback_on_compilation_error, s->fallback_on_execution_error,
+                        s->plugin_settings ? s->plugin_settings : "");
+}
+
+const char *daemon_settings_queue(const rt_settings_t *s) {
+        switch (s->delegate) {
+        case RT_DELEGATE_NONE:
+                return "reference";
+        case RT_DELEGATE_XNNPACK:
+                return "xnnpack";
+        default:
+                return rt_settings_delegate_name(s);
+        }
+}
+
+void daemon_tensor_info_done(daemon_tensor_info_t *info) {
+        if (!info)
+                return;
+        free(info->name);
+        free(info->scale);
+        free(info->zero_point);
+        *info = (daemon_tensor_info_t) {};
+}
+
+int daemon_tensor_info_from(daemon_tensor_info_t *info, const rt_tensor_t *t) {
+        *info = (daemon_tensor_info_t) {
+                .type = t->type,
+                .rank = t->rank,
+                .axis = t->quant.axis,
+        };
+        memcpy(info->dims, t->dims, sizeof(info->dims));
+        info->bytes = t->type == RT_TYPE_STRING ? t->bytes : rt_tensor_count(t) * rt_type_size(t->type);
+        info->name = strdup(t->name ? t->name : "");
+        if (!info->name)
+                return -ENOMEM;
+        if (t->quant.n > 0 && t->quant.scale) {
+                info->scale = malloc(t->quant.n * sizeof(float));
+                info->zero_point = calloc(t->quant.n, sizeof(int64_t));
+                if (!info->scale || !info->zero_point) {
+                        daemon_tensor_info_done(info);
+                        return -ENOMEM;
+                }
+                memcpy(info->scale, t->quant.scale, t->quant.n * sizeof(float));
+                if (t->quant.zero_point)
+                        memcpy(info->zero_point, t->quant.zero_point, t->quant.n * sizeof(int64_t));
+                info->n_quant = t->quant.n;
+        }
+        return 0;
+}
+
+/* ---- models ---- */
+
+static void model_free(daemon_model_t *m) {
+        if (!m)
+                return;
+        rt_model_free(m->rt);
+        if (m->map)
+                (void) munmap(m->map, m->map_size);
+        free(m->copy);
+        free(m->name);
+        free(m);
+}
+
+static daemon_model_t *model_find_locked(daemon_models_t *t, const char *sha) {
+        for (daemon_model_t *m = t->models; m; m = m->next)
+                if (strcasecmp(m->sha256, sha) == 0)
+                        return m;
+        return NULL;
+}
+
+static bool fd_sealed(int fd) {
+        int seals = fcntl(fd, F_GET_SEALS);
+
+        return seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) == (F_SEAL_WRITE | F_SEAL_SHRINK);
+}
+
+/* SHA-256 of the first `size` bytes of fd, read with pread in chunks. */
+static int fd_hash(int fd, size_t size, char ret[DAEMON_SHA256_HEX_SIZE]) {
+        static const char hex[] = "0123456789abcdef";
+        _cleanup_free_ uint8_t *buf = malloc(1 << 20);
+        daemon_sha256_t c;
+        uint8_t d[32];
+        size_t off = 0;
+
+        if (!buf)
+                return -ENOMEM;
+        daemon_sha256_init(&c);
+        while (off < size) {
+                size_t want = size - off < (1u << 20) ? size - off : (1u << 20);
+                ssize_t n = pread(fd, buf, want, (off_t) off);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EIO;
+                daemon_sha256_update(&c, buf, (size_t) n);
+                off += (size_t) n;
+        }
+        daemon_sha256_final(&c, d);
+        for (int i = 0; i < 32; i++) {
+                ret[2 * i] = hex[d[i] >> 4];
+                ret[2 * i + 1] = hex[d[i] & 15];
+        }
+        ret[64] = '\0';
+        return 0;
+}
+
+/*
+ * Look at the bytes of `src` and hash them without copying: an fd is
+ * mapped read-only, inline bytes are used where they are. *ret gets a new,
+ * unlinked daemon_model_t whose bytes are borrowed (view, view_size) until
+ * model_bytes_own() is called; model_free() drops the view.
+ */
+static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src, daemon_model_t **ret,
+                            const void **ret_view, char *err, size_t err_size) {
+        _cleanup_free_ daemon_model_t *m = calloc(1, sizeof(*m));
+
+        if (!m)
+                return -ENOMEM;
+        if (src->fd >= 0) {
+                struct stat st;
+                void *p;
+
+                if (fstat(src->fd, &st) < 0)
+                        return -errno;
+                if (!S_ISREG(st.st_mode)) {
+                        (void) snprintf(err, err_size, "the model fd is not a regular file or memfd");
+                        return -EINVAL;
+                }
+                if (st.st_size <= 0) {
+                        (void) snprintf(err, err_size, "the model file is empty");
+                        return -EINVAL;
+                }
+                if ((uint64_t) st.st_size > t->max_model_bytes) {
+                        (void) snprintf(err, err_size, "model of %lld bytes exceeds max_model_bytes (%zu)",
+                                        (long long) st.st_size, t->max_model_bytes);
+                        return -EDQUOT;
+                }
+                m->size = (size_t) st.st_size;
+                if (fd_sealed(src->fd)) {
+                        /* Nobody can change it: map it and use it in place. */
+                        p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, src->fd, 0);
+                        if (p == MAP_FAILED) {
+                                int r = -errno;
+
+                                (void) snprintf(err, err_size, "cannot map the model fd: %s", strerror(-r));
+                                return r;
+                        }
+                        m->map = p;
+                        m->map_size = m->size;
+                        *ret_view = p;
+                } else {
+                        /* pread, not mmap: a file truncated meanwhile must
+                         * not SIGBUS the daemon. */
+                        int r = fd_hash(src->fd, m->size, m->sha256);
+
+                        if (r < 0) {
+                                (void) snprintf(err, err_size, "cannot read the model fd: %s", strerror(-r));
+                                return r;
+                        }
+                        *ret_view = NULL;
+                }
+        } else {
+                if (src->size == 0) {
+                        (void) snprintf(err, err_size, "the model is empty");
+                        return -EINVAL;
+                }
+                if (src->size > t->max_model_bytes) {
+                        (void) snprintf(err, err_size, "model of %zu bytes exceeds max_model_bytes (%zu)",
+                                        src->size, t->max_model_bytes);
+                        return -EDQUOT;
+                }
+                m->size = src->size;
+                *ret_view = src->bytes;
+        }
+        if (*ret_view)
+                daemon_sha256_hex(*ret_view, m->size, m->sha256);
+        if (src->name) {
+                m->name = strdup(src->name);
+                if (!m->name) {
+                        model_free(TAKE_PTR(m));
+                        return -ENOMEM;
+                }
+        }
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+/*
+ * Make the model's bytes its own before it is loaded and shared. A sealed
+ * memfd stays mapped; an unsealed fd is read into memory and hashed again,
+ * so a file changed between the hash and the copy cannot be shared under
+ * the first hash; inline bytes are copied (the request goes away).
+ */
+static int model_bytes_own(daemon_model_t *m, const daemon_model_source_t *src, const void *view, char *err,
+                           size_t err_size) {
+        char sha[DAEMON_SHA256_HEX_SIZE];
+
+        if (m->map)
+                return 0;
+        m->copy = malloc(m->size);
+        if (!m->copy)
+                return -ENOMEM;
+        if (view) {
+                memcpy(m->copy, view, m->size);
+                return 0;
+        }
+        for (size_t off = 0; off < m->size;) {
+                ssize_t n = pread(src->fd, (uint8_t *) m->copy + off, m->size - off, (off_t) off);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        (void) snprintf(err, err_size, "the model file changed while it was read");
+                        return n < 0 ? -errno : -EINVAL;
+                }
+                off += (size_t) n;
+        }
+        daemon_sha256_hex(m->copy, m->size, sha);
+        if (strcmp(sha, m->sha256) != 0) {
+                (void) snprintf(err, err_size, "the model file changed while it was read");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* ---- instances ---- */
+
+static void instance_free(daemon_instance_t *i) {
+        if (!i)
+                return;
+        for (size_t k = 0; k < i->n_pool; k++)
+                rt_interp_free(i->pool[k]);
+        free(i->pool);
+        for (int32_t k = 0; k < i->n_inputs; k++)
+                daemon_tensor_info_done(&i->inputs[k]);
+        for (int32_t k = 0; k < i->n_outputs; k++)
+                daemon_tensor_info_done(&i->outputs[k]);
+        free(i->inputs);
+        free(i->outputs);
+        free(i->partitions);
+        rt_settings_done(&i->settings);
+        pthread_mutex_destroy(&i->pool_mu);
+        free(i->key);
+        free(i);
+}
+
+static int interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size) {
+        rt_interp_options_t *o = rt_interp_options_new();
+        rt_interp_t *it = NULL;
+        int r;
+
+        if (!o)
+                return -ENOMEM;
+        r = rt_interp_options_set_settings(o, &i->settings);
+        if (r == 0 && daemon_models_options_hook)
+                daemon_models_options_hook(o);
+        if (r == 0)
+                r = rt_interp_create(i->model->rt, o, &it, err, err_size);
+        (void) rt_interp_options_free(o);
+        if (r < 0) {
+                if (!err[0])
+                        (void) snprintf(err, err_size, "cannot create an interpreter: %s", strerror(-r));
+                return r;
+        }
+        r = rt_interp_allocate_tensors(it);
+        if (r < 0) {
+                (void) snprintf(err, err_size, "%s", rt_interp_last_error(it));
+                rt_interp_free(it);
+                return r;
+        }
+        *ret = it;
+        return 0;
+}
+
+static int pool_push(daemon_instance_t *i, rt_interp_t *it) {
+        if (i->n_pool == i->cap_pool) {
+                size_t cap = i->cap_pool ? i->cap_pool * 2 : 4;
+                rt_interp_t **p = realloc(i->pool, cap * sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                i->pool = p;
+                i->cap_pool = cap;
+        }
+        i->pool[i->n_pool++] = it;
+        return 0;
+}
+
+/* Compile `m` with `settings`: one interpreter, created and allocated,
+ * becomes the first of the pool and describes the signature. */
+static int instance_compile(daemon_model_t *m, const rt_settings_t *settings, daemon_instance_t **ret,
+                            char *err, size_t err_size) {
+        char key[1024];
+        daemon_instance_t *i;
+        rt_interp_t *it = NULL;
+        uint64_t t0 = mono_us();
+        size_t n;
+        int r;
+
+        i = calloc(1, sizeof(*i));
+        if (!i)
+                return -ENOMEM;
+        if (pthread_mutex_init(&i->pool_mu, NULL) != 0) {
+                free(i);
+                return -ENOMEM;
+        }
+        i->model = m;
+        r = rt_settings_copy(&i->settings, settings);
+        if (r < 0)
+                goto fail;
+        daemon_settings_key(settings, key, sizeof(key));
+        if (asprintf(&i->key, "%s|%s", m->sha256, key) < 0) {
+                i->key = NULL;
+                r = -ENOMEM;
+                goto fail;
+        }
+        i->settings_key = i->key + strlen(m->sha256) + 1;
+        (void) snprintf(i->queue, sizeof(i->queue), "%s", daemon_settings_queue(settings));
+
+        r = interp_new(i, &it, err, err_size);
+        if (r < 0)
+                goto fail;
+        i->n_interps = 1;
+        i->n_inputs = rt_interp_input_count(it);
+        i->n_outputs = rt_interp_output_count(it);
+        i->inputs = calloc((size_t) i->n_inputs + 1, sizeof(*i->inputs));
+        i->outputs = calloc((size_t) i->n_outputs + 1, sizeof(*i->outputs));
+        if (!i->inputs || !i->outputs) {
+                r = -ENOMEM;
+                goto fail_it;
+        }
+        for (int32_t k = 0; k < i->n_inputs; k++)
+                if ((r = daemon_tensor_info_from(&i->inputs[k], rt_interp_input_tensor(it, k))) < 0)
+                        goto fail_it;
+        for (int32_t k = 0; k < i->n_outputs; k++)
+                if ((r = daemon_tensor_info_from(&i->outputs[k], rt_interp_output_tensor(it, k))) < 0)
+                        goto fail_it;
+        n = rt_interp_partitions(it, NULL, 0);
+        i->partitions = calloc(n + 1, sizeof(*i->partitions));
+        if (!i->partitions) {
+                r = -ENOMEM;
+                goto fail_it;
+        }
+        i->n_partitions = rt_interp_partitions(it, i->partitions, n);
+        r = pool_push(i, it);
+        if (r < 0)
+                goto fail_it;
+        i->compile_us = mono_us() - t0;
+        *ret = i;
+        return 0;
+fail_it:
+        rt_interp_free(it);
+fail:
+        i->model = NULL;
+        instance_free(i);
+        return r;
+}
+
+int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, const rt_settings_t *settings,
+                          daemon_instance_t **ret, bool *ret_shared, char *err, size_t err_size) {
+        daemon_model_t *m = NULL, *fresh = NULL;
+        daemon_instance_t *i = NULL, *found;
+        const void *view = NULL;
+        char key[1024], sha[DAEMON_SHA256_HEX_SIZE];
+        int r;
+
+        err[0] = '\0';
+        daemon_settings_key(settings, key, sizeof(key));
+        if (src->sha256) {
+                (void) snprintf(sha, sizeof(sha), "%s", src->sha256);
+                for (char *p = sha; *p; p++)
+                        if (*p >= 'A' && *p <= 'F')
+                                *p = (char) (*p - 'A' + 'a');
+        } else {
+                r = model_bytes_view(t, src, &fresh, &view, err, err_size);
+                if (r < 0)
+                        return r;
+                memcpy(sha, fresh->sha256, sizeof(sha));
+        }
+
+        /* The common case of sharing: a table lookup. */
+        pthread_mutex_lock(&t->mu);
+        for (found = t->instances; found; found = found->next)
+                if (strcmp(found->model->sha256, sha) == 0 && strcmp(found->settings_key, key) == 0)
+                        break;
+        if (found) {
+                found->n_ref++;
+                pthread_mutex_unlock(&t->mu);
+                model_free(fresh);
+                *ret = found;
+                *ret_shared = true;
+                return 0;
+        }
+        m = model_find_locked(t, sha);
+        if (m)
+                m->n_ref++;   /* pinned while we compile */
+        pthread_mutex_unlock(&t->mu);
+
+        if (!m) {
+                if (!fresh) {
+                        (void) snprintf(err, err_size, "no model with sha256 %s is loaded", sha);
+                        return -ENOENT;
+                }
+                /* A new model: only now are its bytes copied (if at all). */
+                r = model_bytes_own(fresh, src, view, err, err_size);
+                if (r == 0)
+                        r = rt_model_load_buffer(fresh->map ? fresh->map : fresh->copy, fresh->size, false,
+                                                 &fresh->rt, err, err_size);
+                if (r < 0) {
+                        model_free(fresh);
+                        return r;
+                }
+                m = fresh;
+                fresh = NULL;
+                m->n_ref = 1;
+                /* Another thread may have loaded the same bytes meanwhile. */
+                pthread_mutex_lock(&t->mu);
+                daemon_model_t *other = model_find_locked(t, sha);
+                if (other) {
+                        other->n_ref++;
+                        pthread_mutex_unlock(&t->mu);
+                        model_free(m);
+                        m = other;
+                } else {
+                        m->next = t->models;
+                        t->models = m;
+                        t->n_models++;
+                        pthread_mutex_unlock(&t->mu);
+                }
+        } else
+                model_free(fresh);
+
+        r = instance_compile(m, settings, &i, err, err_size);
+        if (r == 0)
+                i->exec_slots.limit = t->instance_concurrency;
+
+        pthread_mutex_lock(&t->mu);
+        if (r < 0) {
+                /* Drop our pin; an unused model leaves the table. */
+                if (--m->n_ref == 0) {
+                        for (daemon_model_t **p = &t->models; *p; p = &(*p)->next)
+                                if (*p == m) {
+                                        *p = m->next;
+                                        break;
+                                }
+                        t->n_models--;
+                        pthread_mutex_unlock(&t->mu);
+                        model_free(m);
+                        return r;
+                }
+                pthread_mutex_unlock(&t->mu);
+                return r;
+        }
+        for (found = t->instances; found; found = found->next)
+                if (strcmp(found->key, i->key) == 0)
+                        break;
+        if (found) {
+                /* Compiled twice concurrently: keep the first. */
+                found->n_ref++;
+                m->n_ref--;
+                pthread_mutex_unlock(&t->mu);
+                i->model = NULL;
+                instance_free(i);
+                *ret = found;
+                *ret_shared = true;
+                return 0;
+        }
+        i->n_ref = 1;
+        i->next = t->instances;
+        t->instances = i;
+        t->n_instances++;
+        pthread_mutex_unlock(&t->mu);
+        *ret = i;
+        *ret_shared = false;
+        return 0;
+}
+
+daemon_instance_t *daemon_instance_ref(daemon_models_t *t, daemon_instance_t *i) {
+        if (!i)
+                return NULL;
+        pthread_mutex_lock(&t->mu);
+        i->n_ref++;
+        pthread_mutex_unlock(&t->mu);
+        return i;
+}
+
+daemon_instance_t *daemon_instance_unref(daemon_models_t *t, daemon_instance_t *i) {
+        daemon_model_t *m = NULL;
+
+        if (!i)
+                return NULL;
+        pthread_mutex_lock(&t->mu);
+        if (--i->n_ref > 0) {
+                pthread_mutex_unlock(&t->mu);
+                return NULL;
+        }
+        for (daemon_instance_t **p = &t->instances; *p; p = &(*p)->next)
+                if (*p == i) {
+                        *p = i->next;
+                        break;
+                }
+        t->n_instances--;
+        if (--i->model->n_ref == 0) {
+                m = i->model;
+                for (daemon_model_t **p = &t->models; *p; p = &(*p)->next)
+                        if (*p == m) {
+                                *p = m->next;
+                                break;
+                        }
+                t->n_models--;
+        }
+        pthread_mutex_unlock(&t->mu);
+        /* Interpreters first: they borrow the model. */
+        instance_free(i);
+        model_free(m);
+        return NULL;
+}
+
+int daemon_instance_acquire(daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size) {
+        rt_interp_t *it = NULL;
+        int r;
+
+        pthread_mutex_lock(&i->pool_mu);
+        if (i->n_pool > 0)
+                it = i->pool[--i->n_pool];
+        pthread_mutex_unlock(&i->pool_mu);
+        if (it) {
+                *ret = it;
+                return 0;
+        }
+        /* Every interpreter is busy: this execution gets its own. */
+        err[0] = '\0';
+        r = interp_new(i, &it, err, err_size);
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&i->pool_mu);
+        i->n_interps++;
+        pthread_mutex_unlock(&i->pool_mu);
+        *ret = it;
+        return 0;
+}
+
+void daemon_instance_release(daemon_instance_t *i, rt_interp_t *it) {
+        int r;
+
+        pthread_mutex_lock(&i->pool_mu);
+        r = pool_push(i, it);
+        if (r < 0)
+                i->n_interps--;
+        pthread_mutex_unlock(&i->pool_mu);
+        if (r < 0)
+                rt_interp_free(it);
+}
+
+int daemon_models_list(daemon_models_t *t, daemon_model_entry_t **ret, size_t *ret_n) {
+        daemon_model_entry_t *v;
+        size_t n = 0;
+
+        pthread_mutex_lock(&t->mu);
+        v = calloc(t->n_models + 1, sizeof(*v));
+        if (!v) {
+                pthread_mutex_unlock(&t->mu);
+                return -ENOMEM;
+        }
+        for (daemon_model_t *m = t->models; m; m = m->next, n++) {
+                memcpy(v[n].sha256, m->sha256, sizeof(v[n].sha256));
+                (void) snprintf(v[n].name, sizeof(v[n].name), "%s", m->name ? m->name : "");
+                v[n].size = m->size;
+                for (daemon_instance_t *i = t->instances; i; i = i->next)
+                        if (i->model == m) {
+                                v[n].instances++;
+                                v[n].references += i->n_ref;
+                        }
+        }
+        pthread_mutex_unlock(&t->mu);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+void daemon_models_counts(daemon_models_t *t, unsigned *ret_models, unsigned *ret_instances,
+                          unsigned *ret_interps) {
+        unsigned interps = 0;
+
+        pthread_mutex_lock(&t->mu);
+        for (daemon_instance_t *i = t->instances; i; i = i->next) {
+                pthread_mutex_lock(&i->pool_mu);
+                interps += i->n_interps;
+                pthread_mutex_unlock(&i->pool_mu);
+        }
+        if (ret_models)
+                *ret_models = t->n_models;
+        if (ret_instances)
+                *ret_instances = t->n_instances;
+        if (ret_interps)
+                *ret_interps = interps;
+        pthread_mutex_unlock(&t->mu);
+}
+
+void daemon_models_done(daemon_models_t *t) {
+        while (t->instances) {
+                daemon_instance_t *i = t->instances;
+
+                t->instances = i->next;
+                instance_free(i);
+        }
+        while (t->models) {
+                daemon_model_t *m = t->models;
+
+                t->models = m->next;
+                model_free(m);
+        }
+        pthread_mutex_destroy(&t->mu);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The model table: models (identified by the SHA-256 of their bytes) and
+ * compiled instances (a model with one canonical settings key), both
+ * reference counted and shared by every connection that prepares the same
+ * model with the same settings. This is the in-memory form of the model
+ * store; when storage/ (SQLite) lands, daemon_models_find_source() is the
+ * one place that would also look models up there.
+ *
+ * An instance owns a pool of interpreters (rt_interp_t, one per concurrent
+ * execution: an interpreter is used by one thread at a time). They share
+ * the instance's rt_model_t, so weights are read from one mapping; each
+ * interpreter adds its own tensor arena (and whatever its driver keeps per
+ * compiled graph).
+ *
+ * Threads: the table is guarded by one mutex; every function here may be
+ * called from any thread unless it says otherwise. Preparing (verify,
+ * create, allocate) is slow and meant for worker threads.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt.h"
+#include "settings.h"
+#include "scheduler.h"
+#include "sha256.h"
+
+typedef struct daemon_tensor_info {
+        char *name;
+        rt_type_t type;
+        int32_t rank;
+        int32_t dims[RT_MAX_RANK];
+        size_t bytes;
+        size_t n_quant;
+        float *scale;
+        int64_t *zero_point;
+        int32_t axis;
+} daemon_tensor_info_t;
+
+typedef struct daemon_model daemon_model_t;
+typedef struct daemon_instance daemon_instance_t;
+
+struct daemon_model {
+        char sha256[DAEMON_SHA256_HEX_SIZE];
+        char *name;                     /* may be NULL */
+        void *map;                      /* sealed memfd mapping, or NULL */
+        size_t map_size;
+        void *copy;                     /* private copy (bytes, unsealed fds), or NULL */
+        size_t size;
+        rt_model_t *rt;
+        unsigned n_ref;                 /* instances using it; under the table mutex */
+        daemon_model_t *next;
+};
+
+struct daemon_instance {
+        char *key;                      /* "<sha256>|<settings key>" */
+        char *settings_key;             /* points into key */
+        daemon_model_t *model;
+        rt_settings_t settings;
+        char queue[64];                 /* scheduler queue: the driver's name */
+        unsigned n_ref;                 /* handles and jobs; under the table mutex */
+        uint64_t compile_us;
+        /* The model's signature with the declared shapes (owned). */
+        daemon_tensor_info_t *inputs, *outputs;
+        int32_t n_inputs, n_outputs;
+        rt_interp_partition_t *partitions;
+        size_t n_partitions;
+        /* Idle interpreters. */
+        pthread_mutex_t pool_mu;
+        rt_interp_t **pool;
+        size_t n_pool, cap_pool;
+        unsigned n_interps;             /* created, idle or busy */
+        /* Executions at once on this instance (the scheduler's limit): each
+         * needs its own interpreter. */
+        daemon_sched_resource_t exec_slots;
+        daemon_instance_t *next;
+};
+
+typedef struct daemon_models {
+        pthread_mutex_t mu;
+        daemon_model_t *models;
+        daemon_instance_t *instances;
+        unsigned n_models, n_instances;
+        size_t max_model_bytes;
+        unsigned instance_concurrency;  /* exec_slots.limit of new instances */
+} daemon_models_t;
+
+/* Where a model comes from: exactly one of bytes (borrowed), fd (borrowed;
+ * mmapped read-only) or sha256 (a model already in the table). */
+typedef struct daemon_model_source {
+        const void *bytes;
+        size_t size;
+        int fd;                         /* -1 if none */
+        const char *sha256;
+        const char *name;               /* optional name to record */
+} daemon_model_source_t;
+
+/* Test builds register extra custom ops into every interpreter's options
+ * (a blocking op for scheduling tests); NULL in acceld. */
+extern void (*daemon_models_options_hook)(rt_interp_options_t *o);
+
+/* `instance_concurrency`: executions one instance runs at once (>= 1). */
+int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned instance_concurrency);
+/* Frees everything; the caller guarantees nothing is referenced any more. */
+void daemon_models_done(daemon_models_t *t);
+
+/*
+ * Canonical text of settings for the sharing key: every field that changes
+ * what is compiled, in a fixed order, with fields the chosen delegate
+ * ignores normalised (no thread count for the reference kernels, no XNNPACK
+ * flags for other delegates). Two settings with equal keys compile to the
+ * same instance. Writes at most `size` bytes.
+ */
+void daemon_settings_key(const rt_settings_t *s, char *buf, size_t size);
+/* The scheduler queue for settings: "reference", "xnnpack" or the plugin. */
+const char *daemon_settings_queue(const rt_settings_t *s);
+
+/*
+ * Find or compile the instance for `src` and `settings`; *ret holds a new
+ * reference (daemon_instance_unref()). *ret_shared tells whether an
+ * existing instance was reused. Worker thread. 0; -EINVAL with the
+ * reader's or interpreter's message (malformed model, unknown custom op);
+ * -ENOENT (sha256 not in the table); -EDQUOT (over max_model_bytes);
+ * -ENODEV (delegate unavailable); -ENOMEM; -errno from fstat/mmap.
+ */
+int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, const rt_settings_t *settings,
+                          daemon_instance_t **ret, bool *ret_shared, char *err, size_t err_size);
+
+daemon_instance_t *daemon_instance_ref(daemon_models_t *t, daemon_instance_t *i);
+/* Drops a reference; the last one frees the instance (and its model when
+ * no other instance uses it). NULL-safe; returns NULL. */
+daemon_instance_t *daemon_instance_unref(daemon_models_t *t, daemon_instance_t *i);
+
+/* Take an idle interpreter of `i` or create one (allocated, declared
+ * shapes). Worker thread. 0, or -errno with a message. */
+int daemon_instance_acquire(daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size);
+/* Give it back. */
+void daemon_instance_release(daemon_instance_t *i, rt_interp_t *it);
+
+/* Fill `info` (owned strings/arrays) from tensor t. 0 or -ENOMEM. */
+int daemon_tensor_info_from(daemon_tensor_info_t *info, const rt_tensor_t *t);
+void daemon_tensor_info_done(daemon_tensor_info_t *info);
+
+typedef struct daemon_model_entry {
+        char sha256[DAEMON_SHA256_HEX_SIZE];
+        char name[128];
+        uint64_t size;
+        unsigned instances;
+        unsigned references;
+} daemon_model_entry_t;
+
+/* Snapshot of the models: *ret (malloc'ed, caller frees) with n entries. */
+int daemon_models_list(daemon_models_t *t, daemon_model_entry_t **ret, size_t *ret_n);
+
+/* Counters (snapshot). */
+void daemon_models_counts(daemon_models_t *t, unsigned *ret_models, unsigned *ret_instances,
+                          unsigned *ret_interps);

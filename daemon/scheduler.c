@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Worker threads, per-driver priority queues, results back through uv_async. */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scheduler.h"
+
+/* Does a go before b? Priority, then deadline (none last), then arrival. */
+static bool job_before(const daemon_job_t *a, const daemon_job_t *b) {
+        if (a->priority != b->priority)
+                return a->priority > b->priority;
+        if (a->deadline_ns != b->deadline_ns) {
+                if (a->deadline_ns == 0)
+                        return false;
+                if (b->deadline_ns == 0)
+                        return true;
+                return a->deadline_ns < b->deadline_ns;
+        }
+        return a->seq < b->seq;
+}
+
+static void done_push(daemon_sched_t *s, daemon_job_t *j) {
+        j->next = NULL;
+        if (s->done_tail)
+                s->done_tail->next = j;
+        else
+                s->done_head = j;
+        s->done_tail = j;
+}
+
+static void *worker_main(void *arg) {
+        daemon_sched_queue_t *q = arg;
+        daemon_sched_t *s = q->sched;
+
+        pthread_mutex_lock(&s->mu);
+        for (;;) {
+                daemon_job_t *j, **p;
+
+                /* The first job in order whose resource has room. */
+                for (;;) {
+                        if (s->stopping)
+                                break;
+                        for (p = &q->head; *p; p = &(*p)->next)
+                                if (!(*p)->resource ||
+                                    (*p)->resource->busy < ((*p)->resource->limit ? (*p)->resource->limit : 1))
+                                        break;
+                        if (*p)
+                                break;
+                        pthread_cond_wait(&q->cond, &s->mu);
+                }
+                if (s->stopping)
+                        break;
+                j = *p;
+                *p = j->next;
+                j->next = NULL;
+                if (j->resource)
+                        j->resource->busy++;
+                j->queued = false;
+                s->n_queued--;
+                s->n_running++;
+                pthread_mutex_unlock(&s->mu);
+
+                j->started_ns = uv_hrtime();
+                if (j->deadline_ns != 0 && j->started_ns > j->deadline_ns)
+                        j->result = -ETIME;
+                else
+                        j->run(j);
+                j->finished_ns = uv_hrtime();
+
+                pthread_mutex_lock(&s->mu);
+                s->n_running--;
+                if (j->resource) {
+                        j->resource->busy--;
+                        /* A job skipped for this resource may run now. */
+                        pthread_cond_broadcast(&q->cond);
+                }
+                done_push(s, j);
+                /* Safe from any thread; the callback runs on the loop. */
+                (void) uv_async_send(&s->async);
+        }
+        pthread_mutex_unlock(&s->mu);
+        return NULL;
+}
+
+static void async_cb(uv_async_t *a) {
+        daemon_sched_t *s = a->data;
+        daemon_job_t *list;
+
+        /* Wake-ups coalesce: drain everything. */
+        pthread_mutex_lock(&s->mu);
+        list = s->done_head;
+        s->done_head = s->done_tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+        while (list) {
+                daemon_job_t *j = list;
+
+                list = j->next;
+                j->next = NULL;
+                s->n_finished++;
+                j->done(j, j->result);
+        }
+}
+
+int daemon_sched_init(daemon_sched_t *s, uv_loop_t *loop, unsigned threads_per_queue) {
+        int r;
+
+        *s = (daemon_sched_t) { .threads_per_queue = threads_per_queue ? threads_per_queue : 1 };
+        r = pthread_mutex_init(&s->mu, NULL);
+        if (r != 0)
+                return -r;
+        r = uv_async_init(loop, &s->async, async_cb);
+        if (r < 0) {
+                pthread_mutex_destroy(&s->mu);
+                return r;
+        }
+        s->async.data = s;
+        s->async_open = true;
+        return 0;
+}
+
+static daemon_sched_queue_t *queue_get(daemon_sched_t *s, const char *name) {
+        daemon_sched_queue_t *q;
+
+        for (q = s->queues; q; q = q->next)
+                if (strcmp(q->name, name) == 0)
+                        return q;
+        q = calloc(1, sizeof(*q));
+        if (!q)
+                return NULL;
+        q->threads = calloc(s->threads_per_queue, sizeof(pthread_t));
+        if (!q->threads || pthread_cond_init(&q->cond, NULL) != 0) {
+                free(q->threads);
+                free(q);
+                return NULL;
+        }
+        (void) snprintf(q->name, sizeof(q->name), "%s", name);
+        q->sched = s;
+        /* Threads are created outside the lock by the caller. */
+        q->next = s->queues;
+        s->queues = q;
+        return q;
+}
+
+static int queue_start_threads(daemon_sched_queue_t *q, unsigned want) {
+        while (q->n_threads < want) {
+                int r = pthread_create(&q->threads[q->n_threads], NULL, worker_main, q);
+
+                if (r != 0)
+                        return q->n_threads > 0 ? 0 : -r;
+                q->n_threads++;
+        }
+        return 0;
+}
+
+int daemon_sched_submit(daemon_sched_t *s, const char *queue_name, daemon_job_t *job) {
+        daemon_sched_queue_t *q;
+        daemon_job_t **p;
+        int r;
+
+        if (s->stopping)
+                return -ESHUTDOWN;
+        /* Only the loop thread creates queues, so the list is stable here. */
+        pthread_mutex_lock(&s->mu);
+        q = queue_get(s, queue_name);
+        pthread_mutex_unlock(&s->mu);
+        if (!q)
+                return -ENOMEM;
+        if (q->n_threads < s->threads_per_queue) {
+                r = queue_start_threads(q, s->threads_per_queue);
+                if (r < 0)
+                        return r == EAGAIN ? -EAGAIN : -r;
+        }
+
+        pthread_mutex_lock(&s->mu);
+        job->queue = q;
+        job->seq = s->seq++;
+        job->enqueued_ns = uv_hrtime();
+        job->started_ns = job->finished_ns = 0;
+        job->result = 0;
+        for (p = &q->head; *p && !job_before(job, *p); p = &(*p)->next)
+                ;
+        job->next = *p;
+        *p = job;
+        job->queued = true;
+        s->n_queued++;
+        pthread_cond_signal(&q->cond);
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+}
+
+/* Unlink j from its queue; s->mu held. */
+static bool queue_remove_locked(daemon_sched_t *s, daemon_job_t *j) {
+        daemon_job_t **p;
+
+        if (!j->queued)
+                return false;
+        for (p = &j->queue->head; *p; p = &(*p)->next)
+                if (*p == j) {
+                        *p = j->next;
+                        j->next = NULL;
+                        j->queued = false;
+                        s->n_queued--;
+                        return true;
+                }
+        return false;
+}
+
+bool daemon_sched_cancel(daemon_sched_t *s, daemon_job_t *job) {
+        bool removed;
+
+        pthread_mutex_lock(&s->mu);
+        removed = queue_remove_locked(s, job);
+        pthread_mutex_unlock(&s->mu);
+        if (removed) {
+                job->result = -ECANCELED;
+                job->done(job, -ECANCELED);
+        }
+        return removed;
+}
+
+unsigned daemon_sched_cancel_owner(daemon_sched_t *s, void *owner) {
+        daemon_job_t *list = NULL, **tail = &list;
+        unsigned n = 0;
+
+        pthread_mutex_lock(&s->mu);
+        for (daemon_sched_queue_t *q = s->queues; q; q = q->next) {
+                daemon_job_t **p = &q->head;
+
+                while (*p) {
+                        daemon_job_t *j = *p;
+
+                        if (j->owner != owner) {
+                                p = &j->next;
+                                continue;
+                        }
+                        *p = j->next;
+                        j->next = NULL;
+                        j->queued = false;
+                        s->n_queued--;
+                        *tail = j;
+                        tail = &j->next;
+                }
+        }
+        pthread_mutex_unlock(&s->mu);
+        while (list) {
+                daemon_job_t *j = list;
+
+                list = j->next;
+                j->next = NULL;
+                j->result = -ECANCELED;
+                j->done(j, -ECANCELED);
+                n++;
+        }
+        return n;
+}
+
+unsigned daemon_sched_queued(daemon_sched_t *s) {
+        unsigned n;
+
+        pthread_mutex_lock(&s->mu);
+        n = s->n_queued;
+        pthread_mutex_unlock(&s->mu);
+        return n;
+}
+
+unsigned daemon_sched_running(daemon_sched_t *s) {
+        unsigned n;
+
+        pthread_mutex_lock(&s->mu);
+        n = s->n_running;
+        pthread_mutex_unlock(&s->mu);
+        return n;
+}
+
+unsigned daemon_sched_threads(daemon_sched_t *s) {
+        unsigned n = 0;
+
+        for (daemon_sched_queue_t *q = s->queues; q; q = q->next)
+                n += q->n_threads;
+        return n;
+}
+
+static void async_close_cb(uv_handle_t *h) {
+        (void) h;
+}
+
+void daemon_sched_stop(daemon_sched_t *s) {
+        daemon_sched_queue_t *q;
+
+        if (s->stopping && !s->async_open)
+                return;
+        pthread_mutex_lock(&s->mu);
+        s->stopping = true;
+        for (q = s->queues; q; q = q->next)
+                pthread_cond_broadcast(&q->cond);
+        pthread_mutex_unlock(&s->mu);
+        for (q = s->queues; q; q = q->next)
+                for (unsigned i = 0; i < q->n_threads; i++)
+                        (void) pthread_join(q->threads[i], NULL);
+        /* Finished but not yet delivered, then never started. */
+        async_cb(&s->async);
+        for (q = s->queues; q; q = q->next)
+                while (q->head) {
+                        daemon_job_t *j = q->head;
+
+                        q->head = j->next;
+                        j->next = NULL;
+                        j->queued = false;
+                        s->n_queued--;
+                        j->done(j, -ECANCELED);
+                }
+        while (s->queues) {
+                q = s->queues;
+                s->queues = q->next;
+                pthread_cond_destroy(&q->cond);
+                free(q->threads);
+                free(q);
+        }
+        if (s->async_open) {
+                s->async_open = false;
+                uv_close((uv_handle_t *) &s->async, async_close_cb);
+        }
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The scheduler: compilation and inference run on worker threads, never on
+ * the loop. One queue per driver ("reference", "xnnpack", a plugin's name),
+ * each with its own worker threads; a queue is ordered by priority
+ * (HIGH > MEDIUM > LOW), then by deadline (earliest first, none last), then
+ * by arrival. A job whose deadline has passed when a worker would start it
+ * is not run: it completes with -ETIME (MISSED_DEADLINE_TRANSIENT).
+ *
+ * Results return to the loop with uv_async_send(); the async callback
+ * drains every finished job (wake-ups coalesce) and calls its `done` on the
+ * loop thread, in the order the jobs finished.
+ *
+ * Threads: every daemon_sched_*() function is loop-thread only, except
+ * that job->run runs on a worker. A job belongs to the scheduler from
+ * daemon_sched_submit() until its done callback.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+typedef struct daemon_job daemon_job_t;
+
+/* Something jobs use that takes at most `limit` of them at once (a compiled
+ * instance: one interpreter per concurrent execution). A worker skips a
+ * queued job whose resource is full and takes the next one it can run, so
+ * a busy model never holds a worker idle. Fields are under the scheduler's
+ * mutex; `limit` 0 means 1. */
+typedef struct daemon_sched_resource {
+        unsigned busy;
+        unsigned limit;
+} daemon_sched_resource_t;
+typedef struct daemon_sched daemon_sched_t;
+typedef struct daemon_sched_queue daemon_sched_queue_t;
+
+/* Runs on a worker thread; stores its result in job->result. */
+typedef void (*daemon_job_run_fn)(daemon_job_t *job);
+/* Runs on the loop: r is job->result, -ETIME when the deadline passed
+ * before it started, -ECANCELED when it was cancelled while queued. */
+typedef void (*daemon_job_done_fn)(daemon_job_t *job, int r);
+
+struct daemon_job {
+        /* Set by the submitter. */
+        int priority;                   /* 1 LOW .. 3 HIGH */
+        uint64_t deadline_ns;           /* uv_hrtime() scale; 0 = none */
+        daemon_job_run_fn run;
+        daemon_job_done_fn done;
+        void *owner;                    /* for daemon_sched_cancel_owner() */
+        uint64_t request_id;            /* for daemon_sched_cancel_request() */
+        void *data;
+        daemon_sched_resource_t *resource;  /* NULL: none; must outlive the job */
+        /* Scheduler state. */
+        daemon_job_t *next;
+        daemon_sched_queue_t *queue;
+        uint64_t seq;
+        uint64_t enqueued_ns, started_ns, finished_ns;
+        int result;
+        bool queued;                    /* in a queue (cancellable) */
+};
+
+struct daemon_sched_queue {
+        char name[64];
+        daemon_sched_t *sched;
+        daemon_job_t *head;             /* sorted */
+        pthread_cond_t cond;
+        pthread_t *threads;
+        unsigned n_threads;
+        daemon_sched_queue_t *next;
+};
+
+struct daemon_sched {
+        uv_async_t async;
+        bool async_open;
+        pthread_mutex_t mu;
+        daemon_sched_queue_t *queues;
+        daemon_job_t *done_head, *done_tail;
+        unsigned threads_per_queue;
+        uint64_t seq;
+        unsigned n_queued;              /* under mu */
+        unsigned n_running;             /* under mu */
+        uint64_t n_finished;            /* loop only */
+        bool stopping;
+};
+
+/* Set up `s` on `loop` with `threads_per_queue` workers per driver queue
+ * (>= 1). Threads start with the first job of each queue. 0 or -errno. */
+int daemon_sched_init(daemon_sched_t *s, uv_loop_t *loop, unsigned threads_per_queue);
+
+/* Stop: wake and join every worker (a running job finishes first), call
+ * done(-ECANCELED) for jobs still queued, close the async handle. */
+void daemon_sched_stop(daemon_sched_t *s);
+
+/* Queue `job` on the queue of driver `queue_name`, creating the queue and
+ * its threads on first use. 0, -ENOMEM, -EAGAIN (no thread could start),
+ * -ESHUTDOWN after daemon_sched_stop(). */
+int daemon_sched_submit(daemon_sched_t *s, const char *queue_name, daemon_job_t *job);
+
+/* Remove a still-queued job; its done(-ECANCELED) is called before this
+ * returns. true if it was removed, false if it already started. */
+bool daemon_sched_cancel(daemon_sched_t *s, daemon_job_t *job);
+
+/* Cancel every queued job of `owner` (done(-ECANCELED) each). Returns how
+ * many. Running jobs are left to finish. */
+unsigned daemon_sched_cancel_owner(daemon_sched_t *s, void *owner);
+
+/* Queued and running counts (a snapshot). */
+unsigned daemon_sched_queued(daemon_sched_t *s);
+unsigned daemon_sched_running(daemon_sched_t *s);
+/* Worker threads started so far, over all queues. */
+unsigned daemon_sched_threads(daemon_sched_t *s);

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* acceld --benchmark-worker: one candidate, one process (see worker.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-metrics.h"
+#include "bench-settings.h"
+#include "cleanup.h"
+#include "plugin.h"
+#include "rt.h"
+#include "service.pb-c.h"
+#include "worker.h"
+
+DEFINE_POINTER_CLEANUP(rt_model_t, rt_model_free);
+
+#define WORKER_JOB_MAX (512u << 20)
+#define WORKER_RUNS_MAX 10000
+
+static int64_t clock_us(clockid_t id) {
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int read_all(int fd, uint8_t **ret, size_t *ret_size) {
+        size_t cap = 65536, n = 0;
+        uint8_t *b = malloc(cap);
+
+        if (!b)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k;
+
+                if (n == cap) {
+                        uint8_t *nb;
+
+                        if (cap >= WORKER_JOB_MAX) {
+                                free(b);
+                                return -EFBIG;
+                        }
+                        nb = realloc(b, cap * 2);
+                        if (!nb) {
+                                free(b);
+                                return -ENOMEM;
+                        }
+                        b = nb;
+                        cap *= 2;
+                }
+                k = read(fd, b + n, cap - n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        int r = -errno;
+                        free(b);
+                        return r;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+        }
+        *ret = b;
+        *ret_size = n;
+        return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n) {
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                p += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+/* splitmix64 */
+static uint64_t rng_next(uint64_t *s) {
+        uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+}
+
+int daemon_worker_fill_input(int type, void *buf, size_t bytes, uint64_t seed) {
+        size_t es = rt_type_size((rt_type_t) type);
+        uint64_t s = seed;
+
+        if (es == 0 || bytes % es)
+                return -ENOTSUP;
+        for (size_t i = 0; i < bytes / es; i++) {
+                uint64_t r = rng_next(&s);
+                char *p = (char *) buf + i * es;
+
+                switch (type) {
+                case RT_TYPE_FLOAT32: {
+                        float v = (float) ((double) (r >> 11) / (double) (1ull << 53) * 2.0 - 1.0);
+                        memcpy(p, &v, 4);
+                        break;
+                }
+                case RT_TYPE_FLOAT64: {
+                        double v = (double) (r >> 11) / (double) (1ull << 53) * 2.0 - 1.0;
+                        memcpy(p, &v, 8);
+                        break;
+                }
+                case RT_TYPE_INT8:
+                case RT_TYPE_UINT8:
+                case RT_TYPE_INT16:
+                case RT_TYPE_UINT16:
+                        memcpy(p, &r, es);
+                        break;
+                case RT_TYPE_BOOL:
+                        *p = (char) (r & 1);
+                        break;
+                case RT_TYPE_INT32: {
+                        int32_t v = (int32_t) (r % 1000);
+                        memcpy(p, &v, 4);
+                        break;
+                }
+                case RT_TYPE_INT64: {
+                        int64_t v = (int64_t) (r % 1000);
+                        memcpy(p, &v, 8);
+                        break;
+                }
+                default:
+                        return -ENOTSUP;
+                }
+        }
+        return 0;
+}
+
+typedef struct worker {
+        Acceld__BenchmarkWorkerJob *job;
+        rt_settings_t settings;
+        Tflite__Proto__TFLiteSettings *settings_proto;
+        Tflite__Proto__BenchmarkEvent event;
+        Tflite__Proto__BenchmarkResult result;
+        Tflite__Proto__BenchmarkError error;
+        Tflite__Proto__ErrorCode code;
+        Tflite__Proto__ErrorCode *codes[1];
+        Tflite__Proto__BenchmarkMetric metrics[3];
+        Tflite__Proto__BenchmarkMetric *metric_ptrs[3];
+        float *metric_values[3];
+        int64_t init_us;
+        int64_t *times;
+        Acceld__BenchmarkWorkerResult out;
+        char message[512];
+} worker_t;
+
+static void stage_mark(char c) {
+        (void) !write(DAEMON_WORKER_STAGE_FD, &c, 1);
+}
+
+static int worker_send(worker_t *w) {
+        _cleanup_free_ uint8_t *ev = NULL, *buf = NULL;
+        size_t n;
+
+        w->event.boottime_us = clock_us(CLOCK_BOOTTIME);
+        w->event.has_boottime_us = 1;
+        w->event.wallclock_us = clock_us(CLOCK_REALTIME);
+        w->event.has_wallclock_us = 1;
+        n = tflite__proto__benchmark_event__get_packed_size(&w->event);
+        ev = malloc(n ? n : 1);
+        if (!ev)
+                return -ENOMEM;
+        (void) tflite__proto__benchmark_event__pack(&w->event, ev);
+        w->out.has_event = 1;
+        w->out.event.data = ev;
+        w->out.event.len = n;
+        if (w->message[0])
+                w->out.message = w->message;
+        n = acceld__benchmark_worker_result__get_packed_size(&w->out);
+        buf = malloc(n ? n : 1);
+        if (!buf)
+                return -ENOMEM;
+        (void) acceld__benchmark_worker_result__pack(&w->out, buf);
+        return write_all(DAEMON_WORKER_RESULT_FD, buf, n);
+}
+
+/* Report an ERROR event for `stage` and exit code 1. */
+static int worker_fail(worker_t *w, Tflite__Proto__BenchmarkStage stage, int r, const char *fmt, const char *detail) {
+        (void) snprintf(w->message, sizeof(w->message), fmt, detail && detail[0] ? detail : strerror(-r));
+        w->event.has_event_type = 1;
+        w->event.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR;
+        w->error.has_stage = 1;
+        w->error.stage = stage;
+        w->error.has_exit_code = 1;
+        w->error.exit_code = 1;
+        w->code.has_source = 1;
+        w->code.source = w->settings.delegate == RT_DELEGATE_PLUGIN ? TFLITE__PROTO__DELEGATE__NONE
+                                                                    : (Tflite__Proto__Delegate) w->settings.delegate;
+        w->code.has_tflite_error = 1;
+        w->code.tflite_error = 1; /* kTfLiteError */
+        w->code.has_underlying_api_error = 1;
+        w->code.underlying_api_error = r;
+        w->codes[0] = &w->code;
+        w->error.error_code = w->codes;
+        w->error.n_error_code = 1;
+        w->event.error = &w->error;
+        (void) worker_send(w);
+        return 1;
+}
+
+static size_t tensor_row(const rt_tensor_t *t) {
+        return t->rank > 0 && t->dims[t->rank - 1] > 0 ? (size_t) t->dims[t->rank - 1] : 1;
+}
+
+static int worker_run(worker_t *w) {
+        const Acceld__BenchmarkWorkerJob *job = w->job;
+        _cleanup_(rt_model_freep) rt_model_t *model = NULL;
+        rt_interp_options_t *opts = NULL;
+        rt_interp_t *it = NULL;
+        char err[512] = "";
+        uint32_t runs = job->has_runs && job->runs > 0 ? job->runs : 10;
+        bench_thresholds_t th;
+        int32_t n_in, n_out;
+        uint8_t **first_out = NULL;
+        size_t *first_size = NULL;
+        int64_t t0;
+        int r, rc = 0;
+
+        if (runs > WORKER_RUNS_MAX)
+                runs = WORKER_RUNS_MAX;
+        bench_thresholds_default(&th);
+        if (job->thresholds) {
+                if (job->thresholds->has_max_absolute_error)
+                        th.max_abs_error = job->thresholds->max_absolute_error;
+                if (job->thresholds->has_max_mean_squared_error)
+                        th.max_mse = job->thresholds->max_mean_squared_error;
+                if (job->thresholds->has_max_symmetric_kl_divergence)
+                        th.max_kl = job->thresholds->max_symmetric_kl_divergence;
+        }
+
+        stage_mark('I');
+        t0 = clock_us(CLOCK_MONOTONIC);
+        r = rt_model_load_fd(DAEMON_WORKER_MODEL_FD, &model, err, sizeof(err));
+        if (r < 0)
+                return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "model: %s", err);
+        opts = rt_interp_options_new();
+        if (!opts)
+                return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
+        r = rt_interp_options_set_settings(opts, &w->settings);
+        if (r == 0)
+                r = rt_interp_create(model, opts, &it, err, sizeof(err));
+        opts = rt_interp_options_free(opts);
+        if (r < 0)
+                return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "create: %s", err);
+        r = rt_interp_allocate_tensors(it);
+        if (r < 0) {
+                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "allocate: %s",
+                                 rt_interp_last_error(it));
+                goto out;
+        }
+        w->init_us = clock_us(CLOCK_MONOTONIC) - t0;
+
+        n_in = rt_interp_input_count(it);
+        n_out = rt_interp_output_count(it);
+        if (job->n_inputs > 0 && job->n_inputs != (size_t) n_in) {
+                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -EINVAL, "%s",
+                                 "the number of validation inputs differs from the model's inputs");
+                goto out;
+        }
+        if (job->n_golden_outputs > 0 && job->n_golden_outputs != (size_t) n_out) {
+                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -EINVAL, "%s",
+                                 "the number of golden outputs differs from the model's outputs");
+                goto out;
+        }
+        /* Inputs: given, generated, or left zero. Kept to re-copy before each run. */
+        w->out.inputs = calloc((size_t) n_in + 1, sizeof(ProtobufCBinaryData));
+        w->out.n_inputs = (size_t) n_in;
+        if (!w->out.inputs) {
+                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
+                goto out;
+        }
+        for (int32_t i = 0; i < n_in; i++) {
+                const rt_tensor_t *t = rt_interp_input_tensor(it, i);
+                ProtobufCBinaryData *d = &w->out.inputs[i];
+
+                d->data = calloc(1, t->bytes ? t->bytes : 1);
+                d->len = t->bytes;
+                if (!d->data) {
+                        rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
+                        goto out;
+                }
+                if (job->n_inputs > 0) {
+                        if (job->inputs[i].len != t->bytes) {
+                                char m[160];
+
+                                (void) snprintf(m, sizeof(m), "input %d has %zu bytes, the model needs %zu",
+                                                (int) i, job->inputs[i].len, t->bytes);
+                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -EINVAL, "%s", m);
+                                goto out;
+                        }
+                        memcpy(d->data, job->inputs[i].data, t->bytes);
+                } else if (job->generate_inputs) {
+                        r = daemon_worker_fill_input(t->type, d->data, t->bytes,
+                                                     (job->has_seed ? job->seed : 1) * 1000003u + (uint64_t) i);
+                        if (r < 0) {
+                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "%s",
+                                                 "cannot generate inputs of this type; give validation inputs");
+                                goto out;
+                        }
+                }
+        }
+
+        w->times = calloc(runs, sizeof(int64_t));
+        first_out = calloc((size_t) n_out + 1, sizeof(*first_out));
+        first_size = calloc((size_t) n_out + 1, sizeof(*first_size));
+        if (!w->times || !first_out || !first_size) {
+                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, -ENOMEM, "%s", NULL);
+                goto out;
+        }
+        stage_mark('R');
+        for (uint32_t k = 0; k < runs; k++) {
+                int64_t s;
+
+                for (int32_t i = 0; i < n_in; i++) {
+                        r = rt_interp_copy_in(it, i, w->out.inputs[i].data, w->out.inputs[i].len);
+                        if (r < 0) {
+                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, r, "input: %s",
+                                                 rt_interp_last_error(it));
+                                goto out;
+                        }
+                }
+                s = clock_us(CLOCK_MONOTONIC);
+                r = rt_interp_invoke(it);
+                w->times[k] = clock_us(CLOCK_MONOTONIC) - s;
+                if (r < 0) {
+                        rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, r, "invoke: %s",
+                                         rt_interp_last_error(it));
+                        goto out;
+                }
+                if (k == 0)
+                        /* The goldens are a fresh interpreter's first invoke (stateful models). */
+                        for (int32_t i = 0; i < n_out; i++) {
+                                const rt_tensor_t *t = rt_interp_output_tensor(it, i);
+                                const void *p = rt_interp_output_data(it, i);
+
+                                first_out[i] = malloc(t->bytes ? t->bytes : 1);
+                                if (!first_out[i]) {
+                                        rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, -ENOMEM,
+                                                         "%s", NULL);
+                                        goto out;
+                                }
+                                if (p)
+                                        memcpy(first_out[i], p, t->bytes);
+                                first_size[i] = t->bytes;
+                        }
+        }
+
+        /* The result. */
+        w->event.has_event_type = 1;
+        w->event.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END;
+        w->result.n_initialization_time_us = 1;
+        w->result.initialization_time_us = &w->init_us;
+        w->result.n_inference_time_us = runs;
+        w->result.inference_time_us = w->times;
+        {
+                struct rusage ru;
+
+                if (getrusage(RUSAGE_SELF, &ru) == 0) {
+                        w->result.has_max_memory_kb = 1;
+                        w->result.max_memory_kb = (int32_t) ru.ru_maxrss;
+                }
+        }
+        w->result.has_ok = 1;
+        w->result.ok = 1;
+        if (job->n_golden_outputs > 0) {
+                static const char *const names[3] = { "max_absolute_error", "mean_squared_error",
+                                                      "symmetric_kl_divergence" };
+                size_t n_kl = 0;
+
+                for (int k = 0; k < 3; k++) {
+                        w->metric_values[k] = calloc((size_t) n_out + 1, sizeof(float));
+                        if (!w->metric_values[k]) {
+                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, -ENOMEM, "%s", NULL);
+                                goto out;
+                        }
+                        tflite__proto__benchmark_metric__init(&w->metrics[k]);
+                        w->metrics[k].name = (char *) names[k];
+                        w->metrics[k].values = w->metric_values[k];
+                        w->metric_ptrs[k] = &w->metrics[k];
+                }
+                for (int32_t i = 0; i < n_out; i++) {
+                        const rt_tensor_t *t = rt_interp_output_tensor(it, i);
+                        bench_metrics_t m = {};
+
+                        if (job->golden_outputs[i].len != first_size[i]) {
+                                m.max_abs_error = INFINITY;
+                                m.mse = INFINITY;
+                                m.ok = false;
+                                (void) snprintf(w->message, sizeof(w->message),
+                                                "output %d has %zu bytes, the golden %zu", (int) i, first_size[i],
+                                                job->golden_outputs[i].len);
+                        } else
+                                (void) bench_metrics_compare(t->type, t->scale, t->zero_point, first_out[i],
+                                                             job->golden_outputs[i].data, first_size[i],
+                                                             tensor_row(t), &th, &m);
+                        w->metric_values[0][i] = (float) m.max_abs_error;
+                        w->metric_values[1][i] = (float) m.mse;
+                        if (m.is_probability)
+                                w->metric_values[2][n_kl++] = (float) m.kl;
+                        if (!m.ok)
+                                w->result.ok = 0;
+                }
+                w->metrics[0].n_values = w->metrics[1].n_values = (size_t) n_out;
+                w->metrics[2].n_values = n_kl;
+                w->result.metrics = w->metric_ptrs;
+                w->result.n_metrics = n_kl > 0 ? 3 : 2;
+        }
+        w->event.result = &w->result;
+        if (job->return_data) {
+                w->out.outputs = calloc((size_t) n_out + 1, sizeof(ProtobufCBinaryData));
+                if (w->out.outputs) {
+                        w->out.n_outputs = (size_t) n_out;
+                        for (int32_t i = 0; i < n_out; i++) {
+                                w->out.outputs[i].data = first_out[i];
+                                w->out.outputs[i].len = first_size[i];
+                        }
+                }
+        } else {
+                free(w->out.inputs);
+                w->out.inputs = NULL;
+                w->out.n_inputs = 0;
+        }
+        r = worker_send(w);
+        rc = r < 0 ? 2 : 0;
+out:
+        (void) rt_interp_free(it);
+        if (first_out)
+                for (int32_t i = 0; i < n_out; i++)
+                        free(first_out[i]);
+        free(first_out);
+        free(first_size);
+        return rc;
+}
+
+int daemon_worker_main(int argc, char **argv) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t n = 0;
+        worker_t w = {};
+        char err[512] = "";
+        int r;
+
+        (void) argc;
+        (void) argv;
+        tflite__proto__benchmark_event__init(&w.event);
+        tflite__proto__benchmark_result__init(&w.result);
+        tflite__proto__benchmark_error__init(&w.error);
+        tflite__proto__error_code__init(&w.code);
+        acceld__benchmark_worker_result__init(&w.out);
+        rt_settings_init(&w.settings);
+
+        r = read_all(DAEMON_WORKER_JOB_FD, &buf, &n);
+        if (r < 0) {
+                fprintf(stderr, "acceld worker: cannot read the job: %s\n", strerror(-r));
+                return 2;
+        }
+        w.job = acceld__benchmark_worker_job__unpack(NULL, n, buf);
+        if (!w.job) {
+                fprintf(stderr, "acceld worker: the job does not decode\n");
+                return 2;
+        }
+        if (w.job->plugin_dir && w.job->plugin_dir[0])
+                (void) rt_plugin_load_dir(w.job->plugin_dir, NULL, NULL);
+        if (w.job->settings_json && w.job->settings_json[0])
+                r = rt_settings_parse_json(w.job->settings_json, &w.settings, err, sizeof(err));
+        else
+                r = bench_settings_from_bytes(w.job->has_tflite_settings ? w.job->tflite_settings.data : NULL,
+                                              w.job->has_tflite_settings ? w.job->tflite_settings.len : 0,
+                                              &w.settings);
+        if (r < 0) {
+                fprintf(stderr, "acceld worker: bad settings: %s\n", err[0] ? err : strerror(-r));
+                acceld__benchmark_worker_job__free_unpacked(w.job, NULL);
+                return 2;
+        }
+        {
+                _cleanup_free_ uint8_t *sb = NULL;
+                size_t sn = 0;
+
+                if (bench_settings_pack(&w.settings, &sb, &sn) == 0 &&
+                    bench_settings_unpack_proto(sb, sn, &w.settings_proto) == 0)
+                        w.event.tflite_settings = w.settings_proto;
+        }
+
+        r = worker_run(&w);
+
+        if (w.out.inputs)
+                for (size_t i = 0; i < w.out.n_inputs; i++)
+                        free(w.out.inputs[i].data);
+        free(w.out.inputs);
+        free(w.out.outputs);
+        free(w.times);
+        for (int k = 0; k < 3; k++)
+                free(w.metric_values[k]);
+        if (w.settings_proto)
+                tflite__proto__tflite_settings__free_unpacked(w.settings_proto, NULL);
+        rt_settings_done(&w.settings);
+        acceld__benchmark_worker_job__free_unpacked(w.job, NULL);
+        return r;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The benchmark worker: `acceld --benchmark-worker` runs one candidate
+ * setting on one model in its own process, so a crashing or hanging driver
+ * takes only the worker down.
+ *
+ * Protocol (set up by the runner, bench-runner.c):
+ *   fd 0  an acceld.BenchmarkWorkerJob, read to EOF
+ *   fd 3  the model (read-only; mapped, never written)
+ *   fd 4  where one acceld.BenchmarkWorkerResult is written before exit
+ *   fd 5  stage marks (see below)
+ * The result's event is a tflite.proto.BenchmarkEvent: END with the
+ * BenchmarkResult (initialization_time_us, inference_time_us per run,
+ * max_memory_kb from getrusage, ok and the metrics that decided it), or
+ * ERROR with stage and error codes when the runtime returned an error.
+ * Exit status: 0 after END, 1 after ERROR, 2 when the job itself is bad
+ * (no result written). A signal or timeout is the runner's to report.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DAEMON_WORKER_ARG "--benchmark-worker"
+#define DAEMON_WORKER_JOB_FD 0
+#define DAEMON_WORKER_MODEL_FD 3
+#define DAEMON_WORKER_RESULT_FD 4
+/* The worker appends 'I' entering initialization and 'R' entering inference,
+ * so the runner knows the stage of a crash. */
+#define DAEMON_WORKER_STAGE_FD 5
+
+/* Worker entry, from main() when argv[1] is DAEMON_WORKER_ARG. Returns the
+ * process exit status. */
+int daemon_worker_main(int argc, char **argv);
+
+/* Deterministic pseudo-random test input for a tensor of `type` (float in
+ * [-1, 1], integers over their range, int32/int64 in [0, 1000), bool 0/1)
+ * into buf[0..bytes). -ENOTSUP for strings and other non-numeric types. */
+int daemon_worker_fill_input(int type, void *buf, size_t bytes, uint64_t seed);

@@ -1,0 +1,1596 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Integration: serving against the real acceld (the acceld-test build, which
+ * adds the AcceldTestGate op) over a real socket, with hand-made frames so
+ * every field and error path is reachable: PrepareModel (bytes, fd),
+ * sharing, Execute (inline and shared-memory regions), buffers, Cancel,
+ * priorities and deadlines, per-uid limits, disconnects.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <json-c/json.h>
+
+#include "accel/accel.h"
+#include "acceleration.pb-c.h"
+#include "golden.h"
+#include "harness.h"
+#include "ipc.h"
+#include "tflite-builder.h"
+
+static harness_daemon_t d;
+static uint64_t next_id = 1;
+
+static void setup(void) {
+        harness_up(&d);
+}
+
+static void setup_one_worker(void) {
+        static const char *const args[] = { "--worker-threads", "1", NULL };
+        char gate[400];
+        const char *env[2] = { gate, NULL };
+
+        harness_prepare(&d);
+        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
+        harness_start(&d, args, env, -1);
+        harness_wait_ready(&d, d.sock);
+}
+
+static void setup_limits(void) {
+        static const char *const args[] = { "--max-models-per-uid", "1", "--max-registered-bytes-per-uid", "8192",
+                                            "--max-queued-per-uid", "1", "--worker-threads", "1", NULL };
+        char gate[400];
+        const char *env[2] = { gate, NULL };
+
+        harness_prepare(&d);
+        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
+        harness_start(&d, args, env, -1);
+        harness_wait_ready(&d, d.sock);
+}
+
+static void setup_two_workers(void) {
+        static const char *const args[] = { "--worker-threads", "2", NULL };
+        char gate[400];
+        const char *env[2] = { gate, NULL };
+
+        harness_prepare(&d);
+        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
+        harness_start(&d, args, env, -1);
+        harness_wait_ready(&d, d.sock);
+}
+
+static void setup_small_frames(void) {
+        static const char *const args[] = { "--max-model-bytes", "1024", "--max-frame-bytes", "65536", NULL };
+
+        harness_prepare(&d);
+        harness_start(&d, args, NULL, -1);
+        harness_wait_ready(&d, d.sock);
+}
+
+static void teardown(void) {
+        harness_cleanup(&d);
+}
+
+static int conn(void) {
+        int fd = harness_connect(d.sock);
+
+        ck_assert_int_ge(fd, 0);
+        return fd;
+}
+
+/* ---- frames ---- */
+
+typedef struct client {
+        int fd;
+        ipc_reader_t r;
+} client_t;
+
+static void client_open(client_t *c) {
+        c->fd = conn();
+        ipc_reader_init(&c->r, 0);
+}
+
+static void client_close(client_t *c) {
+        ipc_reader_done(&c->r);
+        (void) close(c->fd);
+        c->fd = -1;
+}
+
+static uint64_t send_req(client_t *c, Acceld__Request *req, const int *fds, size_t n_fds) {
+        req->has_request_id = 1;
+        req->request_id = next_id++;
+        if (n_fds) {
+                req->has_num_fds = 1;
+                req->num_fds = (uint32_t) n_fds;
+        }
+        ck_assert_int_eq(ipc_send(c->fd, &req->base, fds, n_fds), 0);
+        return req->request_id;
+}
+
+static Acceld__Response *recv_resp(client_t *c) {
+        ProtobufCMessage *m = NULL;
+
+        ck_assert_int_eq(ipc_recv(c->fd, &c->r, &acceld__response__descriptor, &m), 0);
+        return (Acceld__Response *) m;
+}
+
+static Acceld__Response *transact(client_t *c, Acceld__Request *req, const int *fds, size_t n_fds) {
+        uint64_t id = send_req(c, req, fds, n_fds);
+        Acceld__Response *resp = recv_resp(c);
+
+        ck_assert_uint_eq(resp->request_id, id);
+        return resp;
+}
+
+static void resp_free(Acceld__Response *r) {
+        acceld__response__free_unpacked(r, NULL);
+}
+
+/* ---- models ---- */
+
+/* out = in * 2 + 1 on float[1,4]: MUL by a constant, then ADD. */
+static uint8_t *model_affine(size_t *size) {
+        tfb_t *b = tfb_new();
+        float two[4] = { 2, 2, 2, 2 }, one[4] = { 1, 1, 1, 1 };
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
+        int32_t c2 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "two", 2, TFB_DIMS(1, 4), two, sizeof(two));
+        int32_t c1 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "one", 2, TFB_DIMS(1, 4), one, sizeof(one));
+        int32_t mid = tfb_tensor(b, RT_TYPE_FLOAT32, "mid", 2, TFB_DIMS(1, 4));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
+        uint8_t *bytes;
+
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = TFB_IDS(in, c2),
+                                    .n_inputs = 2, .outputs = TFB_IDS(mid), .n_outputs = 1 });
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(mid, c1),
+                                    .n_inputs = 2, .outputs = TFB_IDS(out), .n_outputs = 1 });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        bytes = tfb_finish(b, size);
+        tfb_free(b);
+        ck_assert_ptr_nonnull(bytes);
+        return bytes;
+}
+
+/* One custom op `name` on float[1,4]. */
+static uint8_t *model_custom(const char *name, size_t *size) {
+        tfb_t *b = tfb_new();
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
+        uint8_t *bytes;
+
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_custom(b, name, 1), .inputs = TFB_IDS(in), .n_inputs = 1,
+                                    .outputs = TFB_IDS(out), .n_outputs = 1 });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        bytes = tfb_finish(b, size);
+        tfb_free(b);
+        ck_assert_ptr_nonnull(bytes);
+        return bytes;
+}
+
+static const char *settings_none = "{\"delegate\": \"NONE\"}";
+
+static Acceld__Response *prepare_bytes(client_t *c, const uint8_t *bytes, size_t size) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+
+        p.has_model = 1;
+        p.model.data = (uint8_t *) bytes;
+        p.model.len = size;
+        p.settings_json = (char *) settings_none;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        return transact(c, &req, NULL, 0);
+}
+
+static uint64_t prepare_ok(client_t *c, const uint8_t *bytes, size_t size, bool want_shared) {
+        Acceld__Response *r = prepare_bytes(c, bytes, size);
+        uint64_t h;
+
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "prepare: %s", r->message);
+        ck_assert_int_eq(r->body_case, ACCELD__RESPONSE__BODY_PREPARE_MODEL);
+        ck_assert_int_eq(r->prepare_model->shared, want_shared);
+        h = r->prepare_model->handle;
+        ck_assert_uint_gt(h, 0);
+        resp_free(r);
+        return h;
+}
+
+static uint64_t send_execute(client_t *c, uint64_t handle, const float *in, size_t n, int priority, uint64_t deadline_us) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+        Acceld__TensorData td = ACCELD__TENSOR_DATA__INIT, *tds[1] = { &td };
+
+        td.has_data = 1;
+        td.data.data = (uint8_t *) in;
+        td.data.len = n * sizeof(float);
+        e.has_handle = 1;
+        e.handle = handle;
+        e.n_inputs = 1;
+        e.inputs = tds;
+        if (priority) {
+                e.has_priority = 1;
+                e.priority = priority;
+        }
+        if (deadline_us) {
+                e.has_deadline_us = 1;
+                e.deadline_us = deadline_us;
+        }
+        req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+        req.execute = &e;
+        return send_req(c, &req, NULL, 0);
+}
+
+static Acceld__ServingStatus *status_get(client_t *c, Acceld__Response **keep) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__GetStatusRequest g = ACCELD__GET_STATUS_REQUEST__INIT;
+        Acceld__Response *r;
+
+        req.body_case = ACCELD__REQUEST__BODY_GET_STATUS;
+        req.get_status = &g;
+        r = transact(c, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        ck_assert_ptr_nonnull(r->get_status->serving);
+        *keep = r;
+        return r->get_status->serving;
+}
+
+/* Poll GetStatus until `running` requests run and `queued` wait. */
+static void wait_counts(client_t *c, unsigned running, unsigned queued) {
+        for (int i = 0; i < 500; i++) {
+                Acceld__Response *keep;
+                Acceld__ServingStatus *st = status_get(c, &keep);
+                bool ok = st->running_requests == running && st->queued_requests == queued;
+
+                resp_free(keep);
+                if (ok)
+                        return;
+                usleep(2000);
+        }
+        ck_abort_msg("never saw %u running and %u queued", running, queued);
+}
+
+static int sealed_memfd(size_t size) {
+        int fd = memfd_create("test-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(ftruncate(fd, (off_t) size), 0);
+        ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+        return fd;
+}
+
+static uint64_t register_ok(client_t *c, int fd) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
+        Acceld__Response *r;
+        uint64_t id;
+
+        rb.has_fd = 1;
+        rb.fd = 0;
+        req.body_case = ACCELD__REQUEST__BODY_REGISTER_BUFFER;
+        req.register_buffer = &rb;
+        r = transact(c, &req, &fd, 1);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "register: %s", r->message);
+        id = r->register_buffer->buffer;
+        resp_free(r);
+        return id;
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_serving_prepare_execute_inline) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        float in[4] = { 0, 1, -2, 3.5f };
+        Acceld__Response *r;
+        uint64_t h, id;
+
+        client_open(&c);
+        r = prepare_bytes(&c, m, size);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_int_eq(r->prepare_model->shared, 0);
+        ck_assert_uint_eq(r->prepare_model->n_inputs, 1);
+        ck_assert_str_eq(r->prepare_model->inputs[0]->name, "in");
+        ck_assert_uint_eq(r->prepare_model->inputs[0]->bytes, 16);
+        ck_assert_uint_eq(r->prepare_model->outputs[0]->n_shape, 2);
+        ck_assert_int_eq(r->prepare_model->outputs[0]->shape[1], 4);
+        ck_assert_uint_eq(strlen(r->prepare_model->sha256), 64);
+        ck_assert_uint_ge(r->prepare_model->n_partitions, 1);
+        ck_assert_str_eq(r->prepare_model->partitions[0]->driver, "reference");
+        h = r->prepare_model->handle;
+        resp_free(r);
+
+        id = send_execute(&c, h, in, 4, 0, 0);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_uint_eq(r->execute->n_outputs, 1);
+        ck_assert_uint_eq(r->execute->outputs[0]->data.len, 16);
+        {
+                float out[4];
+
+                memcpy(out, r->execute->outputs[0]->data.data, 16);
+                ck_assert_float_eq(out[0], 1.0f);
+                ck_assert_float_eq(out[1], 3.0f);
+                ck_assert_float_eq(out[2], -3.0f);
+                ck_assert_float_eq(out[3], 8.0f);
+        }
+        ck_assert_uint_eq(r->execute->n_output_shapes, 1);
+        ck_assert_uint_eq(r->execute->output_shapes[0]->n_dims, 2);
+        ck_assert(r->execute->has_queue_us && r->execute->has_compute_us);
+        resp_free(r);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_two_connections_share_one_instance) {
+        client_t a, b;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        Acceld__Response *keep;
+        Acceld__ServingStatus *st;
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ReleaseModelRequest rel = ACCELD__RELEASE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+        uint64_t ha, hb;
+
+        client_open(&a);
+        client_open(&b);
+        ha = prepare_ok(&a, m, size, false);
+        hb = prepare_ok(&b, m, size, true);
+        ck_assert_uint_ne(ha, hb);
+        st = status_get(&a, &keep);
+        ck_assert_uint_eq(st->compiled_instances, 1);
+        ck_assert_uint_eq(st->prepared_models, 2);
+        resp_free(keep);
+
+        /* b cannot use or release a's handle. */
+        rel.has_handle = 1;
+        rel.handle = ha;
+        req.body_case = ACCELD__REQUEST__BODY_RELEASE_MODEL;
+        req.release_model = &rel;
+        r = transact(&b, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NOT_FOUND);
+        resp_free(r);
+        {
+                float in[4] = { 0 };
+                uint64_t id = send_execute(&b, ha, in, 4, 0, 0);
+
+                r = recv_resp(&b);
+                ck_assert_uint_eq(r->request_id, id);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__NOT_FOUND);
+                resp_free(r);
+        }
+
+        /* Releasing one keeps the instance; the second frees it. */
+        r = transact(&a, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        st = status_get(&a, &keep);
+        ck_assert_uint_eq(st->compiled_instances, 1);
+        ck_assert_uint_eq(st->prepared_models, 1);
+        resp_free(keep);
+        rel.handle = hb;
+        r = transact(&b, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        st = status_get(&a, &keep);
+        ck_assert_uint_eq(st->compiled_instances, 0);
+        ck_assert_uint_eq(st->prepared_models, 0);
+        resp_free(keep);
+        client_close(&a);
+        client_close(&b);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_malformed_model_gives_reader_message) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        char err[512] = "";
+        rt_model_t *rm = NULL;
+        Acceld__Response *r;
+
+        /* Break a vtable offset the verifier checks. */
+        size = size / 2;
+        ck_assert_int_eq(rt_model_load_buffer(m, size, true, &rm, err, sizeof(err)), -EINVAL);
+        client_open(&c);
+        r = prepare_bytes(&c, m, size);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+        ck_assert_str_eq(r->message, err);
+        resp_free(r);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_unknown_custom_op_is_named) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_custom("NoSuchOpXyz", &size);
+        Acceld__Response *r;
+
+        client_open(&c);
+        r = prepare_bytes(&c, m, size);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+        ck_assert_msg(strstr(r->message, "NoSuchOpXyz") != NULL, "message: %s", r->message);
+        resp_free(r);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_execute_errors) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        float in[5] = { 0 };
+        Acceld__Response *r;
+        uint64_t h, id;
+
+        client_open(&c);
+        h = prepare_ok(&c, m, size, false);
+        /* Wrong input size. */
+        id = send_execute(&c, h, in, 5, 0, 0);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+        ck_assert_str_eq(r->message, "input 0 ('in') needs 16 bytes, got 20");
+        resp_free(r);
+        /* Unknown handle. */
+        id = send_execute(&c, h + 100, in, 4, 0, 0);
+        r = recv_resp(&c);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NOT_FOUND);
+        resp_free(r);
+        /* Wrong input count. */
+        {
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+
+                e.has_handle = 1;
+                e.handle = h;
+                req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+                req.execute = &e;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                ck_assert_str_eq(r->message, "the model has 1 input, the request gives 0");
+                resp_free(r);
+        }
+        /* A PrepareModel with no source. */
+        {
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+
+                req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+                req.prepare_model = &p;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                resp_free(r);
+                /* Bad settings JSON. */
+                p.has_model = 1;
+                p.model.data = m;
+                p.model.len = size;
+                p.settings_json = (char *) "{\"delegate\": 5";
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                ck_assert_msg(strncmp(r->message, "settings_json: ", 15) == 0, "%s", r->message);
+                resp_free(r);
+                /* model_fd naming an fd that was not sent. */
+                p.has_model = 0;
+                p.settings_json = NULL;
+                p.has_model_fd = 1;
+                p.model_fd = 0;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                resp_free(r);
+        }
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_fd_count_mismatch_is_protocol_error) {
+        client_t c;
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
+        Acceld__Response *r;
+
+        client_open(&c);
+        req.body_case = ACCELD__REQUEST__BODY_REGISTER_BUFFER;
+        req.register_buffer = &rb;
+        req.has_num_fds = 1;
+        req.num_fds = 2;   /* none sent */
+        req.has_request_id = 1;
+        req.request_id = 7;
+        ck_assert_int_eq(ipc_send(c.fd, &req.base, NULL, 0), 0);
+        r = recv_resp(&c);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__PROTOCOL_ERROR);
+        ck_assert_str_eq(r->message, "num_fds does not match the fds received");
+        resp_free(r);
+        client_close(&c);
+}
+END_TEST
+
+START_TEST(test_serving_prepare_from_fd_and_shm_execute) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        int mfd = memfd_create("model", MFD_CLOEXEC), bfd;
+        uint64_t h, buf;
+        Acceld__Response *r;
+        float *map;
+
+        ck_assert_int_ge(mfd, 0);
+        ck_assert_int_eq(write(mfd, m, size), (ssize_t) size);
+        client_open(&c);
+        {
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+
+                p.has_model_fd = 1;
+                p.model_fd = 0;
+                p.settings_json = (char *) settings_none;
+                req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+                req.prepare_model = &p;
+                r = transact(&c, &req, &mfd, 1);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                h = r->prepare_model->handle;
+                resp_free(r);
+        }
+        /* The same bytes inline share the fd's instance. */
+        (void) prepare_ok(&c, m, size, true);
+
+        bfd = sealed_memfd(4096);
+        map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
+        ck_assert_ptr_ne(map, MAP_FAILED);
+        map[0] = 1, map[1] = 2, map[2] = 3, map[3] = 4;
+        buf = register_ok(&c, bfd);
+        {
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+                Acceld__TensorData ti = ACCELD__TENSOR_DATA__INIT, to = ACCELD__TENSOR_DATA__INIT;
+                Acceld__TensorData *tis[1] = { &ti }, *tos[1] = { &to };
+
+                ti.has_buffer = ti.has_offset = ti.has_length = 1;
+                ti.buffer = buf, ti.offset = 0, ti.length = 16;
+                to.has_buffer = to.has_offset = to.has_length = 1;
+                to.buffer = buf, to.offset = 1024, to.length = 16;
+                e.has_handle = 1, e.handle = h;
+                e.n_inputs = 1, e.inputs = tis;
+                e.n_outputs = 1, e.outputs = tos;
+                req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+                req.execute = &e;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                ck_assert_uint_eq(r->execute->n_outputs, 0);
+                resp_free(r);
+                ck_assert_float_eq(map[256], 3.0f);
+                ck_assert_float_eq(map[259], 9.0f);
+
+                /* A region past the end, then too small an output. */
+                to.offset = 4090;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                resp_free(r);
+                to.offset = 0;
+                to.length = 8;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__OUTPUT_INSUFFICIENT_SIZE);
+                resp_free(r);
+        }
+        /* Unsealed memfds are refused. */
+        {
+                int u = memfd_create("unsealed", MFD_CLOEXEC);
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
+
+                ck_assert_int_eq(ftruncate(u, 4096), 0);
+                req.body_case = ACCELD__REQUEST__BODY_REGISTER_BUFFER;
+                req.register_buffer = &rb;
+                r = transact(&c, &req, &u, 1);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                ck_assert_str_eq(r->message, "the buffer must be a memfd sealed with F_SEAL_SHRINK");
+                resp_free(r);
+                (void) close(u);
+        }
+        /* Unregister, then the id is gone. */
+        {
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__UnregisterBufferRequest ub = ACCELD__UNREGISTER_BUFFER_REQUEST__INIT;
+
+                ub.has_buffer = 1, ub.buffer = buf;
+                req.body_case = ACCELD__REQUEST__BODY_UNREGISTER_BUFFER;
+                req.unregister_buffer = &ub;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+                resp_free(r);
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__NOT_FOUND);
+                resp_free(r);
+        }
+        (void) munmap(map, 4096);
+        (void) close(bfd);
+        (void) close(mfd);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_allocate_buffer_sized_by_roles) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__AllocateBufferRequest ab = ACCELD__ALLOCATE_BUFFER_REQUEST__INIT;
+        Acceld__Response *r;
+        int32_t roles[1] = { 0 };
+        int fd;
+        struct stat st;
+
+        client_open(&c);
+        ab.has_handle = 1;
+        ab.handle = prepare_ok(&c, m, size, false);
+        ab.n_input_roles = 1;
+        ab.input_roles = roles;
+        req.body_case = ACCELD__REQUEST__BODY_ALLOCATE_BUFFER;
+        req.allocate_buffer = &ab;
+        r = transact(&c, &req, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_uint_eq(r->allocate_buffer->size, 16);
+        ck_assert_uint_eq(r->num_fds, 1);
+        ck_assert_int_eq(ipc_reader_take_fds(&c.r, &fd, 1), 0);
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        ck_assert_int_eq(st.st_size, 16);
+        resp_free(r);
+        (void) close(fd);
+        roles[0] = 3;
+        r = transact(&c, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+        ck_assert_str_eq(r->message, "input role 3 out of range (1 inputs)");
+        resp_free(r);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+/* Golden outputs of a real model through the inline and the shm path. */
+START_TEST(test_serving_mobilenet_golden_inline_and_shm) {
+        const char *shared = golden_shared_dir();
+        golden_manifest_t *man = NULL;
+        const golden_model_t *g;
+        char err[256];
+        void *model, *input, *want;
+        size_t model_size, in_size, want_size;
+        client_t c;
+        uint64_t h;
+        Acceld__Response *r;
+
+        if (!shared || golden_manifest_load(shared, &man, err, sizeof(err)) < 0) {
+                fprintf(stderr, "skipped: no ../shared models\n");
+                return;
+        }
+        g = golden_manifest_find(man, "mobilenet_v1_0.25_224_float");
+        ck_assert_ptr_nonnull(g);
+        ck_assert_int_eq(golden_file_read(g->path, &model, &model_size), 0);
+        ck_assert_int_eq(golden_file_read(g->inputs[0].path, &input, &in_size), 0);
+        ck_assert_int_eq(golden_file_read(g->outputs[0].path, &want, &want_size), 0);
+        client_open(&c);
+        h = prepare_ok(&c, model, model_size, false);
+        {
+                uint64_t id = send_execute(&c, h, input, in_size / 4, 0, 0);
+                golden_result_t res;
+
+                r = recv_resp(&c);
+                ck_assert_uint_eq(r->request_id, id);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                ck_assert_int_eq(golden_compare(&g->outputs[0], GOLDEN_TOL_REFERENCE, r->execute->outputs[0]->data.data,
+                                                r->execute->outputs[0]->data.len, want, want_size, &res), 0);
+                ck_assert_msg(res.pass, "inline: %s", res.message);
+                resp_free(r);
+        }
+        {
+                size_t region = 1 << 20;
+                int bfd = sealed_memfd(region);
+                uint8_t *map = mmap(NULL, region, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
+                uint64_t buf = register_ok(&c, bfd);
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+                Acceld__TensorData ti = ACCELD__TENSOR_DATA__INIT, to = ACCELD__TENSOR_DATA__INIT;
+                Acceld__TensorData *tis[1] = { &ti }, *tos[1] = { &to };
+                golden_result_t res;
+
+                memcpy(map, input, in_size);
+                ti.has_buffer = ti.has_offset = ti.has_length = 1;
+                ti.buffer = buf, ti.offset = 0, ti.length = in_size;
+                to.has_buffer = to.has_offset = to.has_length = 1;
+                to.buffer = buf, to.offset = in_size, to.length = want_size;
+                e.has_handle = 1, e.handle = h;
+                e.n_inputs = 1, e.inputs = tis;
+                e.n_outputs = 1, e.outputs = tos;
+                req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+                req.execute = &e;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                ck_assert_int_eq(golden_compare(&g->outputs[0], GOLDEN_TOL_REFERENCE, map + in_size, want_size, want,
+                                                want_size, &res), 0);
+                ck_assert_msg(res.pass, "shm: %s", res.message);
+                resp_free(r);
+                (void) munmap(map, region);
+                (void) close(bfd);
+        }
+        client_close(&c);
+        free(model);
+        free(input);
+        free(want);
+        golden_manifest_free(man);
+}
+END_TEST
+
+static void gate_open(void) {
+        char path[400];
+        int fd;
+
+        (void) snprintf(path, sizeof(path), "%s/gate", d.dir);
+        fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        (void) close(fd);
+}
+
+/* With one worker held by the gate op, queued executes run by priority,
+ * then deadline; one whose deadline passes while queued is not run. */
+START_TEST(test_serving_priority_order_and_deadline) {
+        client_t c;
+        size_t gsize, asize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize), *am = model_affine(&asize);
+        float in[4] = { 1, 2, 3, 4 };
+        uint64_t hg, ha, id_gate, id_low, id_high, id_med, id_dl, id_high2;
+        uint64_t order[5];
+        Acceld__Response *r;
+        int status_dl = -1;
+
+        client_open(&c);
+        hg = prepare_ok(&c, gm, gsize, false);
+        ha = prepare_ok(&c, am, asize, false);
+        id_gate = send_execute(&c, hg, in, 4, 0, 0);
+        wait_counts(&c, 1, 0);
+        id_low = send_execute(&c, ha, in, 4, ACCELD__PRIORITY__PRIORITY_LOW, 0);
+        id_med = send_execute(&c, ha, in, 4, ACCELD__PRIORITY__PRIORITY_MEDIUM, 0);
+        id_high = send_execute(&c, ha, in, 4, ACCELD__PRIORITY__PRIORITY_HIGH, 0);
+        id_high2 = send_execute(&c, ha, in, 4, ACCELD__PRIORITY__PRIORITY_HIGH, 60000000);
+        id_dl = send_execute(&c, ha, in, 4, ACCELD__PRIORITY__PRIORITY_HIGH, 1000);
+        /* Requests are read in order, so once GetStatus shows them they
+         * are all queued behind the gate. */
+        wait_counts(&c, 1, 5);
+        usleep(20000);   /* past id_dl's 1 ms deadline */
+        gate_open();
+
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_gate);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        for (int k = 0; k < 5; k++) {
+                r = recv_resp(&c);
+                order[k] = r->request_id;
+                if (r->request_id == id_dl)
+                        status_dl = r->status;
+                else
+                        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                resp_free(r);
+        }
+        /* HIGH with the earlier deadline first (the expired one), then HIGH
+         * with a deadline, HIGH without, MEDIUM, LOW. */
+        ck_assert_uint_eq(order[0], id_dl);
+        ck_assert_int_eq(status_dl, ACCELD__STATUS__MISSED_DEADLINE_TRANSIENT);
+        ck_assert_uint_eq(order[1], id_high2);
+        ck_assert_uint_eq(order[2], id_high);
+        ck_assert_uint_eq(order[3], id_med);
+        ck_assert_uint_eq(order[4], id_low);
+        client_close(&c);
+        free(gm);
+        free(am);
+}
+END_TEST
+
+START_TEST(test_serving_cancel_queued_execute) {
+        client_t c;
+        size_t gsize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize);
+        float in[4] = { 1, 2, 3, 4 };
+        uint64_t hg, id_gate, id_q, id_cancel;
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__CancelRequest cr = ACCELD__CANCEL_REQUEST__INIT;
+        Acceld__Response *r;
+
+        client_open(&c);
+        hg = prepare_ok(&c, gm, gsize, false);
+        id_gate = send_execute(&c, hg, in, 4, 0, 0);
+        wait_counts(&c, 1, 0);
+        id_q = send_execute(&c, hg, in, 4, 0, 0);
+        cr.has_target_request_id = 1;
+        cr.target_request_id = id_q;
+        req.body_case = ACCELD__REQUEST__BODY_CANCEL;
+        req.cancel = &cr;
+        id_cancel = send_req(&c, &req, NULL, 0);
+        /* The cancelled execute answers first, then Cancel itself. */
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_q);
+        ck_assert_int_ne(r->status, ACCELD__STATUS__NONE);
+        ck_assert_str_eq(r->message, "cancelled");
+        resp_free(r);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_cancel);
+        ck_assert_int_eq(r->cancel->cancelled, 1);
+        resp_free(r);
+        /* Cancelling the running one is too late. */
+        cr.target_request_id = id_gate;
+        r = transact(&c, &req, NULL, 0);
+        ck_assert_int_eq(r->cancel->cancelled, 0);
+        resp_free(r);
+        gate_open();
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_gate);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        client_close(&c);
+        free(gm);
+}
+END_TEST
+
+START_TEST(test_serving_disconnect_mid_execute_releases_everything) {
+        client_t a, b;
+        size_t gsize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize);
+        float in[4] = { 1, 2, 3, 4 };
+        Acceld__Response *keep;
+        Acceld__ServingStatus *st;
+        uint64_t hg;
+
+        client_open(&a);
+        client_open(&b);
+        hg = prepare_ok(&a, gm, gsize, false);
+        (void) register_ok(&a, sealed_memfd(4096));
+        (void) send_execute(&a, hg, in, 4, 0, 0);   /* runs, held by the gate */
+        wait_counts(&a, 1, 0);
+        (void) send_execute(&a, hg, in, 4, 0, 0);   /* queued */
+        (void) send_execute(&a, hg, in, 4, 0, 0);   /* queued */
+        wait_counts(&a, 1, 2);
+        st = status_get(&a, &keep);
+        ck_assert_uint_eq(st->running_requests, 1);
+        ck_assert_uint_eq(st->queued_requests, 2);
+        ck_assert_uint_eq(st->prepared_models, 1);
+        ck_assert_uint_eq(st->registered_buffers, 1);
+        resp_free(keep);
+        client_close(&a);
+        /* The queued work goes at once; the running one when the gate opens. */
+        for (int i = 0; i < 200; i++) {
+                st = status_get(&b, &keep);
+                bool gone = st->queued_requests == 0 && st->prepared_models == 0 && st->registered_buffers == 0;
+
+                resp_free(keep);
+                if (gone)
+                        break;
+                usleep(10000);
+        }
+        st = status_get(&b, &keep);
+        ck_assert_uint_eq(st->queued_requests, 0);
+        ck_assert_uint_eq(st->prepared_models, 0);
+        ck_assert_uint_eq(st->registered_buffers, 0);
+        ck_assert_uint_eq(st->running_requests, 1);
+        resp_free(keep);
+        gate_open();
+        for (int i = 0; i < 200; i++) {
+                st = status_get(&b, &keep);
+                bool gone = st->running_requests == 0 && st->compiled_instances == 0;
+
+                resp_free(keep);
+                if (gone)
+                        break;
+                usleep(10000);
+        }
+        st = status_get(&b, &keep);
+        ck_assert_uint_eq(st->running_requests, 0);
+        ck_assert_uint_eq(st->compiled_instances, 0);
+        ck_assert_uint_eq(st->caller->queued_requests, 0);
+        ck_assert_uint_eq(st->caller->prepared_models, 0);
+        ck_assert_uint_eq(st->caller->registered_bytes, 0);
+        resp_free(keep);
+        client_close(&b);
+        free(gm);
+}
+END_TEST
+
+START_TEST(test_serving_per_uid_limits) {
+        client_t c;
+        size_t gsize, asize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize), *am = model_affine(&asize);
+        float in[4] = { 1, 2, 3, 4 };
+        Acceld__Response *r, *keep;
+        Acceld__ServingStatus *st;
+        uint64_t hg, id;
+
+        client_open(&c);
+        hg = prepare_ok(&c, gm, gsize, false);
+        r = prepare_bytes(&c, am, asize);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__RESOURCE_EXHAUSTED_PERSISTENT);
+        resp_free(r);
+        (void) register_ok(&c, sealed_memfd(8192));
+        {
+                int fd = sealed_memfd(4096);
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
+
+                req.body_case = ACCELD__REQUEST__BODY_REGISTER_BUFFER;
+                req.register_buffer = &rb;
+                r = transact(&c, &req, &fd, 1);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__RESOURCE_EXHAUSTED_PERSISTENT);
+                resp_free(r);
+        }
+        (void) send_execute(&c, hg, in, 4, 0, 0);   /* held by the gate */
+        wait_counts(&c, 1, 0);
+        id = send_execute(&c, hg, in, 4, 0, 0);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__RESOURCE_EXHAUSTED_TRANSIENT);
+        resp_free(r);
+        st = status_get(&c, &keep);
+        ck_assert_uint_eq(st->uid_limits->max_prepared_models, 1);
+        ck_assert_uint_eq(st->uid_limits->max_registered_bytes, 8192);
+        ck_assert_uint_eq(st->uid_limits->max_queued_requests, 1);
+        ck_assert_uint_eq(st->caller->uid, getuid());
+        ck_assert_uint_eq(st->caller->prepared_models, 1);
+        ck_assert_uint_eq(st->caller->registered_bytes, 8192);
+        ck_assert_uint_eq(st->caller->queued_requests, 1);
+        resp_free(keep);
+        gate_open();
+        r = recv_resp(&c);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        client_close(&c);
+        free(gm);
+        free(am);
+}
+END_TEST
+
+/* Run GetStatus as uid/gid 65534 in a child; 0 when answered, 1 when the
+ * daemon closed the connection, 2 on other failures. */
+static int status_as_nobody(void) {
+        pid_t pid = fork();
+        int st;
+
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                client_t c;
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__GetStatusRequest g = ACCELD__GET_STATUS_REQUEST__INIT;
+                ProtobufCMessage *m = NULL;
+                int r;
+
+                if (setgid(65534) < 0 || setuid(65534) < 0)
+                        _exit(2);
+                c.fd = harness_connect(d.sock);
+                if (c.fd < 0)
+                        _exit(2);
+                ipc_reader_init(&c.r, 0);
+                req.body_case = ACCELD__REQUEST__BODY_GET_STATUS;
+                req.get_status = &g;
+                req.has_request_id = 1;
+                req.request_id = 1;
+                (void) ipc_send(c.fd, &req.base, NULL, 0);
+                r = ipc_recv(c.fd, &c.r, &acceld__response__descriptor, &m);
+                _exit(r == 0 ? 0 : r == -ECONNRESET ? 1 : 2);
+        }
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st));
+        return WEXITSTATUS(st);
+}
+
+static void start_with_config(const char *text) {
+        static char cfg[400];
+        const char *args[] = { "--config", cfg, "--socket-mode", "0666", NULL };
+        FILE *f;
+
+        harness_prepare(&d);
+        (void) chmod(d.dir, 0755);
+        (void) snprintf(cfg, sizeof(cfg), "%s/acceld.conf", d.dir);
+        f = fopen(cfg, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        fclose(f);
+        harness_start(&d, args, NULL, -1);
+}
+
+START_TEST(test_serving_allow_list_refuses_other_uids) {
+        if (getuid() != 0) {
+                fprintf(stderr, "skipped: needs root to connect as another uid\n");
+                return;
+        }
+        start_with_config("allowed_uids = 12345, 23456\nallowed_gids = 34567\n");
+        harness_wait_ready(&d, d.sock);
+        ck_assert_int_eq(status_as_nobody(), 1);
+}
+END_TEST
+
+START_TEST(test_serving_allow_list_admits_listed_uid) {
+        if (getuid() != 0) {
+                fprintf(stderr, "skipped: needs root to connect as another uid\n");
+                return;
+        }
+        start_with_config("allowed_uids = 12345,65534\n");
+        harness_wait_ready(&d, d.sock);
+        ck_assert_int_eq(status_as_nobody(), 0);
+}
+END_TEST
+
+START_TEST(test_serving_allow_list_bad_value_fails_start) {
+        int st;
+
+        start_with_config("allowed_uids = 12,abc\n");
+        st = harness_wait_exit(&d);
+        ck_assert(WIFEXITED(st));
+        ck_assert_int_eq(WEXITSTATUS(st), 1);
+}
+END_TEST
+
+static char *write_tmp_model(const uint8_t *m, size_t size) {
+        char *path = NULL;
+        FILE *f;
+
+        ck_assert_int_ge(asprintf(&path, "%s/model.tflite", d.dir), 0);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(m, 1, size, f), size);
+        fclose(f);
+        return path;
+}
+
+START_TEST(test_libaccel_interp_shm_inline_and_resize) {
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        char *path = write_tmp_model(m, size);
+        accel_model_t *model = NULL;
+        accel_interp_options_t *o = accel_interp_options_create();
+        accel_interp_t *it = NULL, *it2 = NULL;
+        float in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8];
+        uint64_t q, c, t;
+
+        ck_assert_int_eq(accel_model_create_from_file(path, &model), 0);
+        ck_assert_int_eq(accel_interp_options_set_socket(o, d.sock), 0);
+        ck_assert_int_eq(accel_interp_options_set_delegate(o, "NONE"), 0);
+        ck_assert_msg(accel_interp_create(model, o, &it) == 0, "%s", accel_last_error());
+        ck_assert(!accel_interp_shared(it));
+        ck_assert_int_eq(accel_interp_input_count(it), 1);
+        ck_assert_int_eq(accel_interp_output_count(it), 1);
+        ck_assert_str_eq(accel_tensor_name(accel_interp_input_tensor(it, 0)), "in");
+        ck_assert_int_eq(accel_tensor_type(accel_interp_input_tensor(it, 0)), ACCEL_TYPE_FLOAT32);
+        ck_assert_ptr_null(accel_tensor_data(accel_interp_input_tensor(it, 0)));
+        ck_assert_int_eq(accel_interp_invoke(it), -EINVAL);
+        ck_assert_int_eq(accel_interp_allocate_tensors(it), 0);
+        ck_assert_int_eq(accel_tensor_copy_from_buffer(accel_interp_input_tensor(it, 0), in, 16), 0);
+        ck_assert_int_eq(accel_tensor_copy_from_buffer(accel_interp_input_tensor(it, 0), in, 12), -EINVAL);
+        ck_assert_msg(accel_interp_invoke(it) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_tensor_copy_to_buffer(accel_interp_output_tensor(it, 0), out, 16), 0);
+        ck_assert_float_eq(out[0], 3.0f);
+        ck_assert_float_eq(out[3], 9.0f);
+        accel_interp_last_timing(it, &q, &c, &t);
+        ck_assert_uint_ge(t, c);
+
+        /* Resize to [2,4]: the constant [1,4] broadcasts. */
+        ck_assert_msg(accel_interp_resize_input(it, 0, (const int32_t[]) { 2, 4 }, 2) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_tensor_dim(accel_interp_output_tensor(it, 0), 0), 2);
+        ck_assert_uint_eq(accel_tensor_byte_size(accel_interp_output_tensor(it, 0)), 32);
+        ck_assert_int_eq(accel_interp_allocate_tensors(it), 0);
+        ck_assert_int_eq(accel_tensor_copy_from_buffer(accel_interp_input_tensor(it, 0), in, 32), 0);
+        ck_assert_msg(accel_interp_invoke(it) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_tensor_copy_to_buffer(accel_interp_output_tensor(it, 0), out, 32), 0);
+        ck_assert_float_eq(out[7], 17.0f);
+
+        /* A second interpreter (inline tensors) shares the instance and
+         * keeps the declared shape although the first resized. */
+        ck_assert_int_eq(accel_interp_options_set_inline_tensors(o, true), 0);
+        ck_assert_msg(accel_interp_create(model, o, &it2) == 0, "%s", accel_last_error());
+        ck_assert(accel_interp_shared(it2));
+        ck_assert_int_eq(accel_interp_allocate_tensors(it2), 0);
+        ck_assert_int_eq(accel_tensor_copy_from_buffer(accel_interp_input_tensor(it2, 0), in + 4, 16), 0);
+        ck_assert_msg(accel_interp_invoke(it2) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_tensor_copy_to_buffer(accel_interp_output_tensor(it2, 0), out, 16), 0);
+        ck_assert_float_eq(out[0], 11.0f);
+        ck_assert_float_eq(out[3], 17.0f);
+        /* And the first still runs [2,4]. */
+        ck_assert_msg(accel_interp_invoke(it) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_tensor_dim(accel_interp_output_tensor(it, 0), 0), 2);
+
+        /* Bad resize: negative dimension. */
+        ck_assert_int_eq(accel_interp_resize_input(it, 0, (const int32_t[]) { -2, 4 }, 2), -EINVAL);
+        ck_assert_int_eq(accel_last_status(), ACCEL_STATUS_INVALID_ARGUMENT);
+
+        accel_interp_delete(it);
+        accel_interp_delete(it2);
+        accel_interp_options_delete(o);
+        accel_model_delete(model);
+        free(path);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_libaccel_supported_operations_and_list_models) {
+        size_t size, usize;
+        uint8_t *m = model_affine(&size), *um = model_custom("NoSuchOpXyz", &usize);
+        accel_client_t *c = NULL;
+        accel_model_t *model = NULL, *umodel = NULL;
+        accel_node_support_t *ns = NULL;
+        accel_model_entry_t *models = NULL;
+        size_t n = 0;
+        client_t raw;
+
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_int_eq(accel_model_create(m, size, &model), 0);
+        ck_assert_int_eq(accel_model_create(um, usize, &umodel), 0);
+        ck_assert_msg(accel_get_supported_operations(c, model, &ns, &n) == 0, "%s", accel_last_error());
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(ns[0].op, "MUL");
+        ck_assert_str_eq(ns[1].op, "ADD");
+        ck_assert_uint_ge(ns[0].n_drivers, 1);
+        ck_assert_str_eq(ns[0].drivers[0], "reference");
+        ck_assert(ns[0].supported[0]);
+        accel_node_support_free(ns, n);
+        ck_assert_int_eq(accel_get_supported_operations(c, umodel, &ns, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert(!ns[0].supported[0]);
+        ck_assert_msg(strstr(ns[0].reasons[0], "NoSuchOpXyz") != NULL, "%s", ns[0].reasons[0]);
+        accel_node_support_free(ns, n);
+
+        ck_assert_int_eq(accel_list_models(c, &models, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        accel_model_list_free(models, n);
+        client_open(&raw);
+        (void) prepare_ok(&raw, m, size, false);
+        ck_assert_int_eq(accel_list_models(c, &models, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(models[0].size, size);
+        ck_assert_uint_eq(models[0].instances, 1);
+        ck_assert_uint_eq(models[0].references, 1);
+        ck_assert_uint_eq(strlen(models[0].sha256), 64);
+        accel_model_list_free(models, n);
+        client_close(&raw);
+        accel_model_delete(model);
+        accel_model_delete(umodel);
+        accel_disconnect(c);
+        free(m);
+        free(um);
+}
+END_TEST
+
+/* instance_concurrency 1 (the default): a second execute of a busy shared
+ * instance waits although a worker is free, and that worker runs another
+ * model meanwhile; the instance never needs a second interpreter. */
+START_TEST(test_serving_instance_runs_one_execution_at_a_time) {
+        client_t c, c2;
+        size_t gsize, asize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize), *am = model_affine(&asize);
+        float in[4] = { 1, 2, 3, 4 };
+        uint64_t hg, hg2, ha, id_a, id_b, id_c;
+        Acceld__Response *r, *keep;
+
+        client_open(&c);
+        client_open(&c2);
+        hg = prepare_ok(&c, gm, gsize, false);
+        hg2 = prepare_ok(&c2, gm, gsize, true);
+        ha = prepare_ok(&c, am, asize, false);
+        id_a = send_execute(&c, hg, in, 4, 0, 0);
+        wait_counts(&c, 1, 0);
+        id_b = send_execute(&c2, hg2, in, 4, 0, 0);
+        wait_counts(&c, 1, 1);
+        id_c = send_execute(&c, ha, in, 4, 0, 0);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_c);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        ck_assert_uint_eq(status_get(&c, &keep)->interpreters, 2);
+        resp_free(keep);
+        gate_open();
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_a);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        r = recv_resp(&c2);
+        ck_assert_uint_eq(r->request_id, id_b);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        ck_assert_uint_eq(status_get(&c, &keep)->interpreters, 2);
+        resp_free(keep);
+        client_close(&c);
+        client_close(&c2);
+        free(gm);
+        free(am);
+}
+END_TEST
+
+/* A sealed memfd is used in place (mapped, no copy) and runs. */
+START_TEST(test_serving_prepare_from_sealed_memfd) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_custom("AcceldTestGate", &size);
+        int fd = memfd_create("sealed-model", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        float in[4] = { 1, -2, 3, -4 };
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+        uint64_t h, id;
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, m, size), (ssize_t) size);
+        ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW), 0);
+        client_open(&c);
+        p.has_model_fd = 1;
+        p.model_fd = 0;
+        p.settings_json = (char *) settings_none;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        r = transact(&c, &req, &fd, 1);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_int_eq(r->prepare_model->shared, 0);
+        h = r->prepare_model->handle;
+        resp_free(r);
+        (void) close(fd);   /* the daemon keeps its mapping */
+        id = send_execute(&c, h, in, 4, 0, 0);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_int_eq(memcmp(r->execute->outputs[0]->data.data, in, 16), 0);
+        resp_free(r);
+        /* The same bytes inline share it. */
+        (void) prepare_ok(&c, m, size, true);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_accelctl_run_ops_json) {
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        char *path = write_tmp_model(m, size), in_path[400], out_path[400], *out = NULL;
+        float in[4] = { 1, 2, 3, 4 }, got[4];
+        FILE *f;
+        json_object *root, *x, *y;
+        int st;
+
+        (void) snprintf(in_path, sizeof(in_path), "%s/in.bin", d.dir);
+        (void) snprintf(out_path, sizeof(out_path), "%s/out.bin", d.dir);
+        f = fopen(in_path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(in, 1, 16, f), 16);
+        fclose(f);
+        {
+                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "--json", "run", path, "--input", in_path,
+                                       "--output", out_path, "--runs", "3", "--priority", "high",
+                                       "--settings", settings_none, NULL };
+
+                st = harness_run(argv, &out);
+        }
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "accelctl run failed: %s", out);
+        root = json_tokener_parse(out);
+        ck_assert_ptr_nonnull(root);
+        ck_assert(json_object_object_get_ex(root, "runs", &x));
+        ck_assert_uint_eq(json_object_array_length(x), 3);
+        ck_assert(json_object_object_get_ex(root, "median", &x));
+        ck_assert(json_object_object_get_ex(x, "compute_us", &y));
+        ck_assert(json_object_object_get_ex(root, "outputs", &x));
+        x = json_object_array_get_idx(x, 0);
+        ck_assert(json_object_object_get_ex(x, "top5", &y));
+        ck_assert_uint_eq(json_object_array_length(y), 4);
+        /* out = 2 * in + 1: the largest is element 3 (9.0). */
+        ck_assert_int_eq(json_object_get_int(json_object_object_get(json_object_array_get_idx(y, 0), "index")), 3);
+        json_object_put(root);
+        free(out);
+        f = fopen(out_path, "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fread(got, 1, 16, f), 16);
+        fclose(f);
+        ck_assert_float_eq(got[0], 3.0f);
+        ck_assert_float_eq(got[3], 9.0f);
+        {
+                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "--json", "ops", path, NULL };
+
+                st = harness_run(argv, &out);
+        }
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "accelctl ops failed: %s", out);
+        root = json_tokener_parse(out);
+        ck_assert_ptr_nonnull(root);
+        ck_assert_uint_eq(json_object_array_length(root), 2);
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(json_object_array_get_idx(root, 1), "op")),
+                         "ADD");
+        json_object_put(root);
+        free(out);
+        {
+                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "run", path, "--runs", "0", NULL };
+
+                st = harness_run(argv, &out);
+        }
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+        free(out);
+        free(path);
+        free(m);
+}
+END_TEST
+
+START_TEST(test_serving_oversized_model_and_frame) {
+        client_t c;
+        static uint8_t zeros[2000];
+        Acceld__Response *r;
+        static const uint8_t header[4] = { 0x00, 0x00, 0x10, 0x00 };   /* 1 MiB payload announced */
+
+        client_open(&c);
+        r = prepare_bytes(&c, zeros, sizeof(zeros));
+        ck_assert_int_eq(r->status, ACCELD__STATUS__RESOURCE_EXHAUSTED_PERSISTENT);
+        ck_assert_str_eq(r->message, "model of 2000 bytes exceeds max_model_bytes (1024)");
+        resp_free(r);
+        ck_assert_int_eq(write(c.fd, header, sizeof(header)), 4);
+        r = recv_resp(&c);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__PROTOCOL_ERROR);
+        ck_assert_str_eq(r->message, "frame exceeds max_frame_bytes");
+        resp_free(r);
+        client_close(&c);
+}
+END_TEST
+
+static Acceld__Response *prepare_settings(client_t *c, const uint8_t *bytes, size_t size, const char *json) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+
+        p.has_model = 1;
+        p.model.data = (uint8_t *) bytes;
+        p.model.len = size;
+        p.settings_json = (char *) json;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        return transact(c, &req, NULL, 0);
+}
+
+/* Settings that compile the same thing share; different ones do not. */
+START_TEST(test_serving_sharing_key_is_canonical) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        Acceld__Response *a, *b, *x;
+
+        client_open(&c);
+        a = prepare_settings(&c, m, size, "{\"delegate\": \"NONE\"}");
+        b = prepare_settings(&c, m, size, "{\"delegate\": \"NONE\", \"cpu_settings\": {\"num_threads\": 3}, "
+                                          "\"xnnpack_settings\": {\"flags\": 4}}");
+        ck_assert_int_eq(a->status, ACCELD__STATUS__NONE);
+        ck_assert_int_eq(b->status, ACCELD__STATUS__NONE);
+        ck_assert_int_eq(b->prepare_model->shared, 1);
+        ck_assert_str_eq(a->prepare_model->settings_key, b->prepare_model->settings_key);
+        ck_assert_str_eq(a->prepare_model->settings_key,
+                         "delegate=NONE;threads=1;xnnpack_flags=0;max_partitions=0;fallback=00;plugin=");
+        x = prepare_settings(&c, m, size, "{\"delegate\": \"NONE\", \"max_delegated_partitions\": 2}");
+        ck_assert_int_eq(x->status, ACCELD__STATUS__NONE);
+        ck_assert_int_eq(x->prepare_model->shared, 0);
+        ck_assert_str_ne(x->prepare_model->settings_key, a->prepare_model->settings_key);
+        ck_assert_str_eq(x->prepare_model->sha256, a->prepare_model->sha256);
+        resp_free(a);
+        resp_free(b);
+        resp_free(x);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+static Acceld__Response *prepare_by(client_t *c, const char *sha256, const char *name, const uint8_t *bytes,
+                                    size_t size) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+
+        if (bytes) {
+                p.has_model = 1;
+                p.model.data = (uint8_t *) bytes;
+                p.model.len = size;
+        }
+        p.sha256 = (char *) sha256;
+        p.name = (char *) name;
+        p.settings_json = (char *) settings_none;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        return transact(c, &req, NULL, 0);
+}
+
+static Acceld__Response *remove_model(client_t *c, const char *sha256, const char *name) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__RemoveModelRequest rm = ACCELD__REMOVE_MODEL_REQUEST__INIT;
+
+        rm.sha256 = (char *) sha256;
+        rm.name = (char *) name;
+        req.body_case = ACCELD__REQUEST__BODY_REMOVE_MODEL;
+        req.remove_model = &rm;
+        return transact(c, &req, NULL, 0);
+}
+
+/* A named prepare stores the model; later prepares find it by name or
+ * sha256 even after every handle is gone; RemoveModel drops it. */
+START_TEST(test_serving_store_prepare_by_name_list_remove) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        char sha[65];
+        Acceld__Response *r;
+        accel_client_t *ac = NULL;
+        accel_model_entry_t *models = NULL;
+        size_t n = 0;
+
+        client_open(&c);
+        r = prepare_by(&c, NULL, "affine-demo", m, size);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        (void) snprintf(sha, sizeof(sha), "%s", r->prepare_model->sha256);
+        resp_free(r);
+        client_close(&c);   /* releases the handle: nothing is loaded now */
+
+        client_open(&c);
+        r = prepare_by(&c, NULL, "affine-demo", NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_int_eq(r->prepare_model->shared, 0);
+        ck_assert_str_eq(r->prepare_model->sha256, sha);
+        resp_free(r);
+        r = prepare_by(&c, sha, NULL, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_int_eq(r->prepare_model->shared, 1);
+        resp_free(r);
+
+        ck_assert_int_eq(accel_connect(d.sock, &ac), 0);
+        ck_assert_int_eq(accel_list_models(ac, &models, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(models[0].sha256, sha);
+        ck_assert_str_eq(models[0].name, "affine-demo");
+        ck_assert_uint_eq(models[0].references, 2);
+        accel_model_list_free(models, n);
+
+        /* The same name for other bytes is refused. */
+        {
+                uint8_t *other = model_custom("AcceldTestGate", &size);
+
+                r = prepare_by(&c, NULL, "affine-demo", other, size);
+                ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+                ck_assert_str_eq(r->message, "the name 'affine-demo' belongs to another model in the store");
+                resp_free(r);
+                free(other);
+        }
+        r = remove_model(&c, NULL, "affine-demo");
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        resp_free(r);
+        r = remove_model(&c, sha, NULL);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NOT_FOUND);
+        resp_free(r);
+        r = prepare_by(&c, NULL, "affine-demo", NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NOT_FOUND);
+        ck_assert_str_eq(r->message, "no model named affine-demo in the store");
+        resp_free(r);
+        /* Still loaded (handles hold it), though no longer stored. */
+        ck_assert_int_eq(accel_list_models(ac, &models, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(models[0].name, "affine-demo");
+        accel_model_list_free(models, n);
+        accel_disconnect(ac);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+/* ComputeSettings (the acceleration schema) instead of JSON. */
+START_TEST(test_serving_compute_settings) {
+        client_t c;
+        size_t size;
+        uint8_t *m = model_affine(&size);
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Tflite__Proto__ComputeSettings cs = TFLITE__PROTO__COMPUTE_SETTINGS__INIT;
+        Tflite__Proto__TFLiteSettings ts = TFLITE__PROTO__TFLITE_SETTINGS__INIT;
+        Tflite__Proto__CPUSettings cpu = TFLITE__PROTO__CPUSETTINGS__INIT;
+        Acceld__Response *r;
+
+        ts.has_delegate = 1;
+        ts.delegate = TFLITE__PROTO__DELEGATE__NONE;
+        cpu.has_num_threads = 1;
+        cpu.num_threads = 2;
+        ts.cpu_settings = &cpu;
+        cs.tflite_settings = &ts;
+        p.has_model = 1;
+        p.model.data = m;
+        p.model.len = size;
+        p.compute_settings = &cs;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        client_open(&c);
+        r = transact(&c, &req, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_str_eq(r->prepare_model->settings_key,
+                         "delegate=NONE;threads=1;xnnpack_flags=0;max_partitions=0;fallback=00;plugin=");
+        resp_free(r);
+        ts.delegate = TFLITE__PROTO__DELEGATE__GPU;
+        r = transact(&c, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__DEVICE_UNAVAILABLE);
+        ck_assert_str_eq(r->message, "delegate 2 is not available on this machine");
+        resp_free(r);
+        ts.delegate = TFLITE__PROTO__DELEGATE__NONE;
+        cpu.num_threads = 0;
+        r = transact(&c, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
+        resp_free(r);
+        client_close(&c);
+        free(m);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+        Suite *s = suite_create("acceld-serving");
+        TCase *tc = tcase_create("serving"), *tw = tcase_create("one-worker"), *tl = tcase_create("limits"),
+              *ta = tcase_create("allow-list");
+        SRunner *sr;
+        int failed;
+
+        harness_init(argc, argv);
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_serving_prepare_execute_inline);
+        tcase_add_test(tc, test_serving_two_connections_share_one_instance);
+        tcase_add_test(tc, test_serving_sharing_key_is_canonical);
+        tcase_add_test(tc, test_serving_compute_settings);
+        tcase_add_test(tc, test_serving_malformed_model_gives_reader_message);
+        tcase_add_test(tc, test_serving_unknown_custom_op_is_named);
+        tcase_add_test(tc, test_serving_execute_errors);
+        tcase_add_test(tc, test_serving_fd_count_mismatch_is_protocol_error);
+        tcase_add_test(tc, test_serving_prepare_from_fd_and_shm_execute);
+        tcase_add_test(tc, test_serving_allocate_buffer_sized_by_roles);
+        tcase_add_test(tc, test_serving_prepare_from_sealed_memfd);
+        tcase_add_test(tc, test_serving_mobilenet_golden_inline_and_shm);
+        tcase_add_test(tc, test_libaccel_interp_shm_inline_and_resize);
+        tcase_add_test(tc, test_libaccel_supported_operations_and_list_models);
+        tcase_add_test(tc, test_accelctl_run_ops_json);
+        tcase_add_test(tc, test_serving_store_prepare_by_name_list_remove);
+        suite_add_tcase(s, tc);
+        tcase_add_checked_fixture(tw, setup_one_worker, teardown);
+        tcase_set_timeout(tw, 60);
+        tcase_add_test(tw, test_serving_priority_order_and_deadline);
+        tcase_add_test(tw, test_serving_cancel_queued_execute);
+        tcase_add_test(tw, test_serving_disconnect_mid_execute_releases_everything);
+        suite_add_tcase(s, tw);
+        {
+                TCase *t2 = tcase_create("two-workers");
+
+                tcase_add_checked_fixture(t2, setup_two_workers, teardown);
+                tcase_set_timeout(t2, 60);
+                tcase_add_test(t2, test_serving_instance_runs_one_execution_at_a_time);
+                suite_add_tcase(s, t2);
+        }
+        {
+                TCase *ts = tcase_create("small-frames");
+
+                tcase_add_checked_fixture(ts, setup_small_frames, teardown);
+                tcase_add_test(ts, test_serving_oversized_model_and_frame);
+                suite_add_tcase(s, ts);
+        }
+        tcase_add_checked_fixture(tl, setup_limits, teardown);
+        tcase_set_timeout(tl, 60);
+        tcase_add_test(tl, test_serving_per_uid_limits);
+        suite_add_tcase(s, tl);
+        tcase_add_checked_fixture(ta, NULL, teardown);
+        tcase_add_test(ta, test_serving_allow_list_refuses_other_uids);
+        tcase_add_test(ta, test_serving_allow_list_admits_listed_uid);
+        tcase_add_test(ta, test_serving_allow_list_bad_value_fails_start);
+        suite_add_tcase(s, ta);
+        sr = srunner_create(s);
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? 1 : 0;
+}

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests of the benchmark pieces: metrics (bench-metrics.c), settings
+ * conversion (bench-settings.c) and selection (bench-select.c). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "acceleration.pb-c.h"
+#include "bench-metrics.h"
+#include "bench-select.h"
+#include "bench-settings.h"
+#include "storage.h"
+
+/* ---- metrics ---- */
+
+START_TEST(test_metrics_float_equal_ok) {
+        float a[4] = { 1, 2, 3, 4 };
+        bench_thresholds_t th;
+        bench_metrics_t m;
+
+        bench_thresholds_default(&th);
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_FLOAT32, 0, 0, a, a, sizeof(a), 4, &th, &m), 0);
+        ck_assert(m.ok);
+        ck_assert(m.max_abs_error == 0);
+        ck_assert(m.mse == 0);
+        ck_assert(!m.is_probability);
+}
+END_TEST
+
+START_TEST(test_metrics_float_off_by_one_fails) {
+        float g[4] = { 1, 2, 3, 4 }, o[4] = { 2, 3, 4, 5 };
+        bench_thresholds_t th;
+        bench_metrics_t m;
+
+        bench_thresholds_default(&th);
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_FLOAT32, 0, 0, o, g, sizeof(g), 4, &th, &m), 0);
+        ck_assert(!m.ok);
+        ck_assert(fabs(m.max_abs_error - 1.0) < 1e-9);
+        ck_assert(fabs(m.mse - 1.0) < 1e-9);
+}
+END_TEST
+
+START_TEST(test_metrics_probability_kl) {
+        float g[4] = { 0.7f, 0.1f, 0.1f, 0.1f }, o[4] = { 0.1f, 0.7f, 0.1f, 0.1f };
+        bench_thresholds_t th;
+        bench_metrics_t m;
+
+        bench_thresholds_default(&th);
+        th.max_abs_error = 1;   /* only KL can fail it */
+        th.max_mse = 1;
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_FLOAT32, 0, 0, o, g, sizeof(g), 4, &th, &m), 0);
+        ck_assert(m.is_probability);
+        /* KL(p||q) + KL(q||p) = 2 * 0.6 * ln 7 */
+        ck_assert(fabs(m.kl - 1.2 * log(7.0)) < 1e-5);
+        ck_assert(!m.ok);
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_FLOAT32, 0, 0, g, g, sizeof(g), 4, &th, &m), 0);
+        ck_assert(m.is_probability);
+        ck_assert(m.kl < 1e-12);
+        ck_assert(m.ok);
+}
+END_TEST
+
+START_TEST(test_metrics_quantized_steps) {
+        uint8_t g[4] = { 10, 20, 30, 40 }, near[4] = { 10 + BENCH_QUANT_STEPS, 20, 30, 40 },
+                far[4] = { 10 + BENCH_QUANT_STEPS + 1, 20, 30, 40 };
+        bench_thresholds_t th;
+        bench_metrics_t m;
+
+        bench_thresholds_default(&th);
+        th.max_abs_error = 0;
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_UINT8, 0.5f, 10, near, g, 4, 1, &th, &m), 0);
+        ck_assert(m.ok);
+        ck_assert(fabs(m.max_abs_error - 0.5 * BENCH_QUANT_STEPS) < 1e-9);
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_UINT8, 0.5f, 10, far, g, 4, 1, &th, &m), 0);
+        ck_assert(!m.ok);
+}
+END_TEST
+
+START_TEST(test_metrics_bad_size) {
+        float a[2] = { 0, 0 };
+        bench_thresholds_t th;
+        bench_metrics_t m;
+
+        bench_thresholds_default(&th);
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_FLOAT32, 0, 0, a, a, 7, 1, &th, &m), -EINVAL);
+        ck_assert_int_eq(bench_metrics_compare(RT_TYPE_FLOAT32, 0, 0, NULL, a, 8, 1, &th, &m), -EINVAL);
+}
+END_TEST
+
+/* ---- settings ---- */
+
+START_TEST(test_settings_plugin_roundtrip) {
+        rt_settings_t s, back;
+        char err[256];
+        uint8_t *b = NULL;
+        size_t n = 0;
+        char *key1 = NULL, *key2 = NULL, *json = NULL;
+
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"hang\"}}",
+                                                &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(bench_settings_pack(&s, &b, &n), 0);
+        ck_assert_int_eq(bench_settings_from_bytes(b, n, &back), 0);
+        ck_assert_int_eq(back.delegate, RT_DELEGATE_PLUGIN);
+        ck_assert_str_eq(back.delegate_name, "faulty");
+        ck_assert_str_eq(back.plugin_settings, "{\"mode\":\"hang\"}");
+        ck_assert_int_eq(bench_settings_key(&s, &key1), 0);
+        free(s.plugin_settings);
+        s.plugin_settings = strdup("{\"mode\":\"crash-in-execute\"}");
+        ck_assert_int_eq(bench_settings_key(&s, &key2), 0);
+        ck_assert_str_ne(key1, key2);
+        ck_assert_int_eq(bench_settings_to_json(&back, &json), 0);
+        ck_assert_str_eq(json, "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"hang\"}}");
+        free(json);
+        free(key1);
+        free(key2);
+        free(b);
+        rt_settings_done(&s);
+        rt_settings_done(&back);
+}
+END_TEST
+
+START_TEST(test_settings_xnnpack_flags_roundtrip) {
+        rt_settings_t s, back;
+        uint8_t *b = NULL;
+        size_t n = 0;
+        Tflite__Proto__TFLiteSettings *t = NULL;
+        char label[96];
+
+        rt_settings_init(&s);
+        s.delegate = RT_DELEGATE_XNNPACK;
+        s.xnnpack_num_threads = 2;
+        s.xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
+        ck_assert_int_eq(bench_settings_pack(&s, &b, &n), 0);
+        /* The seed schema still decodes it: delegate and threads are its own fields. */
+        ck_assert_int_eq(bench_settings_unpack_proto(b, n, &t), 0);
+        ck_assert(t->has_delegate);
+        ck_assert_int_eq(t->delegate, TFLITE__PROTO__DELEGATE__XNNPACK);
+        ck_assert_int_eq(t->xnnpack_settings->num_threads, 2);
+        ck_assert_uint_eq(t->xnnpack_settings->base.n_unknown_fields, 1);
+        tflite__proto__tflite_settings__free_unpacked(t, NULL);
+        ck_assert_int_eq(bench_settings_from_bytes(b, n, &back), 0);
+        ck_assert_int_eq(back.delegate, RT_DELEGATE_XNNPACK);
+        ck_assert_int_eq(back.xnnpack_num_threads, 2);
+        ck_assert_uint_eq(back.xnnpack_flags, RT_XNNPACK_FLAG_FORCE_FP16);
+        bench_settings_label(&back, label, sizeof(label));
+        ck_assert_str_eq(label, "xnnpack/2t/fp16");
+        ck_assert_int_eq(bench_settings_threads(&back), 2);
+        free(b);
+        rt_settings_done(&s);
+        rt_settings_done(&back);
+}
+END_TEST
+
+START_TEST(test_settings_default_is_empty) {
+        rt_settings_t s;
+        uint8_t *b = NULL;
+        size_t n = 7;
+        char *key = NULL;
+
+        rt_settings_init(&s);
+        ck_assert_int_eq(bench_settings_pack(&s, &b, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        ck_assert_int_eq(bench_settings_key(&s, &key), 0);
+        ck_assert_str_eq(key, "");
+        ck_assert_str_eq(bench_settings_driver(&s), "reference");
+        free(key);
+        free(b);
+}
+END_TEST
+
+/* ---- selection ---- */
+
+static char dir[] = "/tmp/minibench-unit-XXXXXX";
+static store_db_t *db;
+static const char *sha = "1111111111111111111111111111111111111111111111111111111111111111";
+
+static void db_setup(void) {
+        char err[256];
+
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_eq(store_db_open(dir, &db, err, sizeof(err)), 0);
+}
+
+static void db_teardown(void) {
+        char cmd[300];
+
+        db = store_db_close(db);
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) !system(cmd);
+}
+
+/* Record an END (ok, with the given times) or an ERROR for json settings. */
+static void record(const char *json, int type, bool ok, int64_t t1, int64_t t2, int64_t t3) {
+        rt_settings_t s;
+        char err[256];
+        uint8_t *sb = NULL, *eb;
+        size_t sn = 0, en;
+        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
+        Tflite__Proto__BenchmarkResult res = TFLITE__PROTO__BENCHMARK_RESULT__INIT;
+        Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
+        int64_t times[3] = { t1, t2, t3 };
+
+        ck_assert_int_eq(rt_settings_parse_json(json, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(bench_settings_pack(&s, &sb, &sn), 0);
+        ck_assert_int_eq(bench_settings_unpack_proto(sb, sn, &ev.tflite_settings), 0);
+        ev.has_event_type = 1;
+        ev.event_type = type;
+        if (type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END) {
+                res.has_ok = 1;
+                res.ok = ok;
+                res.n_inference_time_us = 3;
+                res.inference_time_us = times;
+                ev.result = &res;
+        } else {
+                er.has_signal = 1;
+                er.signal = 11;
+                ev.error = &er;
+        }
+        en = tflite__proto__benchmark_event__get_packed_size(&ev);
+        eb = malloc(en);
+        (void) tflite__proto__benchmark_event__pack(&ev, eb);
+        ck_assert_int_eq(store_event_insert(db, sha, NULL, "x=1", eb, en, NULL), 0);
+        free(eb);
+        free(sb);
+        tflite__proto__tflite_settings__free_unpacked(ev.tflite_settings, NULL);
+        rt_settings_done(&s);
+}
+
+static char *best_json(int pref) {
+        store_decision_t d = {};
+        rt_settings_t s;
+        char *json = NULL;
+        int r = bench_select(db, sha, pref, "x=1", &d);
+
+        if (r < 0)
+                return NULL;
+        ck_assert_int_eq(bench_settings_from_bytes(d.settings, d.settings_size, &s), 0);
+        ck_assert_int_eq(bench_settings_to_json(&s, &json), 0);
+        ck_assert(strlen(d.reason) > 10);
+        rt_settings_done(&s);
+        store_decision_done(&d);
+        return json;
+}
+
+START_TEST(test_select_preferences) {
+        char *j;
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 1000, 1000, 1000);
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 105, 104, 106);
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 100, 99, 101);
+        /* Fastest, but wrong: never chosen. */
+        record("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"wrong-outputs\"}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, false, 10, 10, 10);
+        /* Fast once, then crashed: its latest outcome is an ERROR. */
+        record("{\"delegate\":\"faulty\"}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 20, 20, 20);
+        record("{\"delegate\":\"faulty\"}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR, false, 0, 0, 0);
+
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        free(j);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__ANY);
+        ck_assert_str_eq(j, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        free(j);
+        /* 1 thread at 105 us is within 10% of 100 us. */
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER);
+        ck_assert_str_eq(j, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}");
+        free(j);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU);
+        ck_assert_str_eq(j, "{}");
+        free(j);
+}
+END_TEST
+
+START_TEST(test_select_low_power_outside_margin) {
+        char *j;
+
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 200, 200, 200);
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 100, 100, 100);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER);
+        ck_assert_str_eq(j, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        free(j);
+        /* No reference-kernel result: FORCE_CPU has nothing to pick. */
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU, "x=1", NULL), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_select_nothing_correct) {
+        store_decision_t d = {};
+
+        record("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"wrong-outputs\"}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, false, 10, 10, 10);
+        record("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"crash-in-execute\"}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR, false, 0, 0, 0);
+        ck_assert_int_eq(bench_select(db, sha, 0, "x=1", NULL), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, sha, 0, &d), -ENOENT);
+        ck_assert_int_eq(bench_select(db, "nothex", 0, "x=1", NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_select_decision_stored_and_invalidated) {
+        store_decision_t d = {};
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 50, 50, 50);
+        ck_assert_int_eq(bench_select(db, sha, 1, "x=1", NULL), 0);
+        ck_assert_int_eq(store_decision_get(db, sha, 1, &d), 0);
+        ck_assert_str_eq(d.driver_versions, "x=1");
+        ck_assert_str_eq(d.settings_key, "");
+        store_decision_done(&d);
+        ck_assert_int_eq(store_decision_invalidate(db, "x=2"), 1);
+        ck_assert_int_eq(store_decision_get(db, sha, 1, &d), -ENOENT);
+}
+END_TEST
+
+static Suite *minibench_suite(void) {
+        Suite *s = suite_create("minibench-unit");
+        TCase *tc = tcase_create("metrics");
+
+        tcase_add_test(tc, test_metrics_float_equal_ok);
+        tcase_add_test(tc, test_metrics_float_off_by_one_fails);
+        tcase_add_test(tc, test_metrics_probability_kl);
+        tcase_add_test(tc, test_metrics_quantized_steps);
+        tcase_add_test(tc, test_metrics_bad_size);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("settings");
+        tcase_add_test(tc, test_settings_plugin_roundtrip);
+        tcase_add_test(tc, test_settings_xnnpack_flags_roundtrip);
+        tcase_add_test(tc, test_settings_default_is_empty);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("select");
+        tcase_add_checked_fixture(tc, db_setup, db_teardown);
+        tcase_add_test(tc, test_select_preferences);
+        tcase_add_test(tc, test_select_low_power_outside_margin);
+        tcase_add_test(tc, test_select_nothing_correct);
+        tcase_add_test(tc, test_select_decision_stored_and_invalidated);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        SRunner *sr = srunner_create(minibench_suite());
+        int failed;
+
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? 1 : 0;
+}
