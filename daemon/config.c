@@ -125,6 +125,10 @@ static void errf(char *err, size_t errlen, const char *fmt, ...) {
         va_end(ap);
 }
 
+size_t daemon_config_key_count(void) {
+        return ELEMENTSOF(config_table);
+}
+
 static const config_entry_t *config_lookup(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(config_table); i++) {
                 const char *a = config_table[i].name, *b = name;
@@ -236,8 +240,12 @@ int daemon_config_set(daemon_config_t *c, const char *name, const char *value) {
         case CONFIG_TYPE_STRING: {
                 char *s, **slot = entry_ptr(c, e);
 
-                if (value[0] == '\0')
-                        return -EINVAL;
+                /* An empty value means "unset": the built-in default. */
+                if (value[0] == '\0') {
+                        free(*slot);
+                        *slot = NULL;
+                        return 0;
+                }
                 s = strdup(value);
                 if (!s)
                         return -ENOMEM;

@@ -116,6 +116,9 @@ void daemon_config_print_help(FILE *f, const char *argv0);
  * file that daemon_config_load_file() accepts. */
 void daemon_config_dump(const daemon_config_t *c, FILE *f);
 
+/* How many settings the table has (the packaged acceld.conf lists each). */
+size_t daemon_config_key_count(void);
+
 /* "info" -> LOG_INFO etc.; -EINVAL if unknown. */
 int daemon_log_level_from_string(const char *s);
 /* LOG_INFO -> "info"; "unknown" out of range. */
