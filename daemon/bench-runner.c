@@ -26,6 +26,19 @@
 #include "log.h"
 #include "worker.h"
 
+/* AddressSanitizer reserves terabytes of shadow address space at start, so
+ * an address-space limit makes every worker of a sanitizer build fail. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BENCH_LIMIT_AS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BENCH_LIMIT_AS 0
+#endif
+#endif
+#ifndef BENCH_LIMIT_AS
+#define BENCH_LIMIT_AS 1
+#endif
+
 #define BENCH_QUEUE_MAX 16
 #define BENCH_KEEP_FINISHED 32
 #define BENCH_MODEL_MAX (1ull << 30)
@@ -297,8 +310,10 @@ static void child_exec(const char *exe, int job_fd, int model_fd, int result_fd,
 #ifdef SYS_close_range
         (void) syscall(SYS_close_range, 6, ~0u, 0);
 #endif
-        rl.rlim_cur = rl.rlim_max = BENCH_WORKER_AS_BYTES;
-        (void) setrlimit(RLIMIT_AS, &rl);
+        if (BENCH_LIMIT_AS) {
+                rl.rlim_cur = rl.rlim_max = BENCH_WORKER_AS_BYTES;
+                (void) setrlimit(RLIMIT_AS, &rl);
+        }
         /* CPU seconds: every thread may use the whole timeout, plus start-up. */
         rl.rlim_cur = rl.rlim_max = (rlim_t) (timeout_ms / 1000 + 1) * (rlim_t) (threads + 1) + 5;
         (void) setrlimit(RLIMIT_CPU, &rl);

@@ -22,7 +22,6 @@
 #include "serving.h"
 #include "bench.h"
 #include "storage.h"
-#include "bench.h"
 #include "driver.h"
 
 #define BUFFER_MAX_BYTES (4ull << 30)
@@ -83,8 +82,6 @@ struct serving_job {
         int preference;                 /* tflite.proto.ExecutionPreference */
         int priority;
         bool shared;
-        bool bench_auto;                /* issue 6: no client settings: use the benchmark's decision */
-        int bench_preference;
         /* Execute, ResizeInputs: the input shapes to run with. */
         int32_t (*shapes)[RT_MAX_RANK];
         int32_t *ranks;
@@ -872,13 +869,6 @@ int daemon_prepare_handle(daemon_request_t *rq) {
         j->default_settings = !(in->settings_json && in->settings_json[0]) &&
                               !(in->compute_settings && in->compute_settings->tflite_settings);
         j->preference = in->has_preference ? (int) in->preference : 0;
-        /* issue 6: without client settings the benchmark's decision wins over the default. */
-        j->bench_auto = !(in->settings_json && in->settings_json[0]) &&
-                        !(in->compute_settings && in->compute_settings->tflite_settings);
-        j->bench_preference = in->has_preference ? (int) in->preference
-                              : in->compute_settings && in->compute_settings->has_preference
-                                      ? (int) in->compute_settings->preference
-                                      : 0;
         j->src.fd = -1;
         if (in->has_model) {
                 j->src.bytes = in->model.data;

@@ -430,6 +430,8 @@ static int worker_run(worker_t *w) {
                         }
                 }
         } else {
+                for (size_t i = 0; i < w->out.n_inputs; i++)
+                        free(w->out.inputs[i].data);
                 free(w->out.inputs);
                 w->out.inputs = NULL;
                 w->out.n_inputs = 0;
