@@ -359,30 +359,6 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
         return r;
 }
 
-static int fd_sha256(int fd, char sha[STORE_SHA256_HEX_SIZE]) {
-        store_sha256_t ctx;
-        uint8_t buf[65536], digest[32];
-        off_t off = 0;
-
-        store_sha256_init(&ctx);
-        for (;;) {
-                ssize_t k = pread(fd, buf, sizeof(buf), off);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                store_sha256_update(&ctx, buf, (size_t) k);
-                off += k;
-        }
-        store_sha256_final(&ctx, digest);
-        for (int i = 0; i < 32; i++)
-                (void) snprintf(sha + 2 * i, 3, "%02x", digest[i]);
-        return 0;
-}
-
 int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, rt_settings_t *settings) {
         char sha[STORE_SHA256_HEX_SIZE];
         rt_settings_t s;
@@ -397,7 +373,7 @@ int daemon_bench_apply_decision(const struct daemon_model_source *src, int prefe
         else if (src->bytes && src->size > 0)
                 store_sha256_hex(src->bytes, src->size, sha);
         else if (src->fd >= 0) {
-                r = fd_sha256(src->fd, sha);
+                r = store_sha256_fd(src->fd, UINT64_MAX, sha, NULL);
                 if (r < 0)
                         return r;
         } else

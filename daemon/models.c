@@ -118,36 +118,6 @@ static bool fd_sealed(int fd) {
         return seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) == (F_SEAL_WRITE | F_SEAL_SHRINK);
 }
 
-/* SHA-256 of the first `size` bytes of fd, read with pread in chunks. */
-static int fd_hash(int fd, size_t size, char ret[DAEMON_SHA256_HEX_SIZE]) {
-        static const char hex[] = "0123456789abcdef";
-        _cleanup_free_ uint8_t *buf = malloc(1 << 20);
-        daemon_sha256_t c;
-        uint8_t d[32];
-        size_t off = 0;
-
-        if (!buf)
-                return -ENOMEM;
-        daemon_sha256_init(&c);
-        while (off < size) {
-                size_t want = size - off < (1u << 20) ? size - off : (1u << 20);
-                ssize_t n = pread(fd, buf, want, (off_t) off);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                daemon_sha256_update(&c, buf, (size_t) n);
-                off += (size_t) n;
-        }
-        daemon_sha256_final(&c, d);
-        for (int i = 0; i < 32; i++) {
-                ret[2 * i] = hex[d[i] >> 4];
-                ret[2 * i + 1] = hex[d[i] & 15];
-        }
-        ret[64] = '\0';
-        return 0;
-}
 
 /*
  * Look at the bytes of `src` and hash them without copying: an fd is
@@ -196,7 +166,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
                 } else {
                         /* pread, not mmap: a file truncated meanwhile must
                          * not SIGBUS the daemon. */
-                        int r = fd_hash(src->fd, m->size, m->sha256);
+                        int r = store_sha256_fd(src->fd, m->size, m->sha256, NULL);
 
                         if (r < 0) {
                                 (void) snprintf(err, err_size, "cannot read the model fd: %s", strerror(-r));
@@ -218,7 +188,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
                 *ret_view = src->bytes;
         }
         if (*ret_view)
-                daemon_sha256_hex(*ret_view, m->size, m->sha256);
+                store_sha256_hex(*ret_view, m->size, m->sha256);
         if (src->name) {
                 m->name = strdup(src->name);
                 if (!m->name) {
@@ -238,7 +208,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
  */
 static int model_bytes_own(daemon_model_t *m, const daemon_model_source_t *src, const void *view, char *err,
                            size_t err_size) {
-        char sha[DAEMON_SHA256_HEX_SIZE];
+        char sha[STORE_SHA256_HEX_SIZE];
 
         if (m->map)
                 return 0;
@@ -260,7 +230,7 @@ static int model_bytes_own(daemon_model_t *m, const daemon_model_source_t *src, 
                 }
                 off += (size_t) n;
         }
-        daemon_sha256_hex(m->copy, m->size, sha);
+        store_sha256_hex(m->copy, m->size, sha);
         if (strcmp(sha, m->sha256) != 0) {
                 (void) snprintf(err, err_size, "the model file changed while it was read");
                 return -EINVAL;
@@ -406,7 +376,7 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
         daemon_model_t *m = NULL, *fresh = NULL;
         daemon_instance_t *i = NULL, *found;
         const void *view = NULL;
-        char key[1024], sha[DAEMON_SHA256_HEX_SIZE];
+        char key[1024], sha[STORE_SHA256_HEX_SIZE];
         int r;
 
         err[0] = '\0';

@@ -6,6 +6,7 @@
  * replies on the loop.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -847,8 +848,13 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 return daemon_request_errorf(rq, -EINVAL,
                                              "PrepareModel needs exactly one of model, model_fd, sha256 or name "
                                              "(got %d)", sources);
-        if (in->sha256 && in->sha256[0] && !daemon_sha256_hex_valid(in->sha256))
-                return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 hex digits");
+        if (in->sha256 && in->sha256[0]) {
+                /* Digests are stored in lowercase; accept either case. */
+                for (char *c = in->sha256; *c; c++)
+                        *c = (char) tolower((unsigned char) *c);
+                if (!store_sha256_hex_valid(in->sha256))
+                        return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 hex digits");
+        }
         if (cfg->max_models_per_uid > 0 && ss->usage->prepared >= cfg->max_models_per_uid)
                 return daemon_request_errorf(rq, -EDQUOT,
                                              "uid %u holds %u prepared models (max_models_per_uid %" PRIu64 ")",

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Files of the store: atomic writes, whole reads, streamed hashing. */
 #include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,29 +94,41 @@ int store__file_read(const char *path, void **ret_data, size_t *ret_size) {
         return 0;
 }
 
-int store__file_sha256(const char *path, char ret_hex[STORE_SHA256_HEX_SIZE], uint64_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
+int store_sha256_fd(int fd, uint64_t size, char ret_hex[STORE_SHA256_HEX_SIZE], uint64_t *ret_size) {
+        if (fd < 0 || !ret_hex)
+                return -EINVAL;
+        _cleanup_free_ uint8_t *buf = malloc(1 << 20);
+        if (!buf)
+                return -ENOMEM;
         store_sha256_t ctx;
         store_sha256_init(&ctx);
-        uint8_t buf[65536];
         uint64_t total = 0;
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
+        while (total < size) {
+                size_t want = size - total < (1u << 20) ? (size_t) (size - total) : (1u << 20);
+                ssize_t n = pread(fd, buf, want, (off_t) total);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
                         return -errno;
-                }
-                if (n == 0)
+                if (n == 0) {
+                        if (size != UINT64_MAX)
+                                return -EIO;
                         break;
+                }
                 store_sha256_update(&ctx, buf, (size_t) n);
                 total += (uint64_t) n;
         }
         uint8_t d[32];
         store_sha256_final(&ctx, d);
         store__hex(d, ret_hex);
-        *ret_size = total;
+        if (ret_size)
+                *ret_size = total;
         return 0;
+}
+
+int store__file_sha256(const char *path, char ret_hex[STORE_SHA256_HEX_SIZE], uint64_t *ret_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return store_sha256_fd(fd, UINT64_MAX, ret_hex, ret_size);
 }

@@ -66,6 +66,12 @@ void store_sha256_hex(const void *data, size_t size, char ret_hex[STORE_SHA256_H
 /* true if s is exactly 64 lowercase hex digits. NULL gives false. */
 bool store_sha256_hex_valid(const char *s);
 
+/* Digest of the first `size` bytes of fd (from offset 0, read with pread, so
+ * the fd's position is untouched); size == UINT64_MAX hashes to EOF. Writes
+ * the hex digest and, if ret_size is non-NULL, the bytes hashed. -EIO if
+ * the file ends before `size` bytes, -errno from pread. Thread-safe. */
+int store_sha256_fd(int fd, uint64_t size, char ret_hex[STORE_SHA256_HEX_SIZE], uint64_t *ret_size);
+
 /* ---- Canonical settings keys (settings-key.c) -------------------------- */
 
 /*

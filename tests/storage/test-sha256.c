@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 against the FIPS 180-2 / NIST example vectors. */
 #include <check.h>
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "storage.h"
 
@@ -86,6 +90,29 @@ START_TEST(test_sha256_split_equals_oneshot) {
 }
 END_TEST
 
+/* An fd is hashed from offset 0 with pread: a prefix, to EOF, and a file
+ * shorter than the size asked for; the fd's position is left alone. */
+START_TEST(test_sha256_fd) {
+        int fd = memfd_create("sha", MFD_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, "abcdef", 6), 6);
+        char hex[STORE_SHA256_HEX_SIZE];
+        uint64_t n = 0;
+        ck_assert_int_eq(store_sha256_fd(fd, 3, hex, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        ck_assert_int_eq(store_sha256_fd(fd, UINT64_MAX, hex, &n), 0);
+        ck_assert_uint_eq(n, 6);
+        char want[STORE_SHA256_HEX_SIZE];
+        store_sha256_hex("abcdef", 6, want);
+        ck_assert_str_eq(hex, want);
+        ck_assert_int_eq(store_sha256_fd(fd, 7, hex, &n), -EIO);
+        ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 6);
+        ck_assert_int_eq(store_sha256_fd(-1, 1, hex, &n), -EINVAL);
+        close(fd);
+}
+END_TEST
+
 START_TEST(test_sha256_hex_valid) {
         ck_assert(store_sha256_hex_valid("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
         ck_assert(!store_sha256_hex_valid("E3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
@@ -106,6 +133,7 @@ int main(void) {
         tcase_add_test(tc, test_sha256_million_a_incremental);
         tcase_add_test(tc, test_sha256_split_equals_oneshot);
         tcase_add_test(tc, test_sha256_hex_valid);
+        tcase_add_test(tc, test_sha256_fd);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
