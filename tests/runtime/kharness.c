@@ -20,7 +20,8 @@ static int kh_resize(rt_context_t *ctx, int32_t index, int32_t rank, const int32
                 count *= (size_t) dims[i];
         }
         t->rank = rank;
-        memcpy(t->dims, dims, sizeof(int32_t) * (size_t) rank);
+        if (rank > 0)
+                memcpy(t->dims, dims, sizeof(int32_t) * (size_t) rank);
         size_t es = rt_type_size(t->type);
         size_t bytes = count * (es ? es : 1);
         if (t->type == RT_TYPE_STRING)
