@@ -98,17 +98,9 @@ static int run(acceld_t *a) {
                 (void) log_error_errno(r, "cannot set up serving (check allowed_uids/allowed_gids)");
                 goto out;
         }
-        r = daemon_server_listen(&a->server);
-        if (r < 0) {
-                (void) log_error_errno(r, "cannot listen on %s",
-                                       a->config.socket_path ? a->config.socket_path : "(none)");
-                goto out;
-        }
-        /* issue 6: benchmarks, only once we own the socket (the start-up scan
-         * must not touch the runs of another acceld on this state directory).
-         * A failure is logged and leaves them unavailable. */
-        (void) daemon_bench_init(&a->loop, &a->config);
-
+        /* Catch SIGTERM/SIGINT before the socket exists: a client may connect
+         * (and a supervisor may stop us) as soon as we listen, and a signal
+         * arriving during the start-up work below must drain, not kill. */
         a->sig_term.data = a->sig_int.data = a;
         if ((r = uv_signal_init(&a->loop, &a->sig_term)) < 0 ||
             (r = uv_signal_init(&a->loop, &a->sig_int)) < 0) {
@@ -121,6 +113,17 @@ static int run(acceld_t *a) {
                 (void) log_error_errno(r, "uv_signal_start failed");
                 goto out;
         }
+
+        r = daemon_server_listen(&a->server);
+        if (r < 0) {
+                (void) log_error_errno(r, "cannot listen on %s",
+                                       a->config.socket_path ? a->config.socket_path : "(none)");
+                goto out;
+        }
+        /* issue 6: benchmarks, only once we own the socket (the start-up scan
+         * must not touch the runs of another acceld on this state directory).
+         * A failure is logged and leaves them unavailable. */
+        (void) daemon_bench_init(&a->loop, &a->config);
 
         r = daemon_notify_start(&a->notify, &a->loop);
         if (r < 0) {
