@@ -39,6 +39,7 @@ struct rt_exec {
         bool profiling;
         rt_exec_profile_t *profile;
         size_t n_profile;
+        const rt_exec_host_t *host; /* multi-subgraph support, or NULL */
         char kerr[512];        /* the kernel's last message */
         char err[768];
 };
@@ -201,6 +202,68 @@ static void ctx_verror(rt_context_t *ctx, const char *fmt, va_list ap) {
         vsnprintf(e->kerr, sizeof(e->kerr), fmt, ap);
 }
 
+/* ---- other subgraphs and resources, through the host ---- */
+
+static int ctx_subgraph_io(rt_context_t *ctx, int32_t subgraph, int32_t *ret_n_inputs,
+                           int32_t *ret_n_outputs) {
+        rt_exec_t *e = ctx->impl;
+        if (!e->host || !e->host->subgraph_io) {
+                snprintf(e->kerr, sizeof(e->kerr), "this graph cannot run other subgraphs");
+                return -ENOTSUP;
+        }
+        return e->host->subgraph_io(e->host->user, subgraph, ret_n_inputs, ret_n_outputs, e->kerr,
+                                    sizeof(e->kerr));
+}
+
+static int ctx_call_subgraph(rt_context_t *ctx, int32_t subgraph, const rt_tensor_t *const *inputs,
+                             int32_t n_inputs, const rt_tensor_t **ret_outputs, int32_t n_outputs) {
+        rt_exec_t *e = ctx->impl;
+        if (!e->host || !e->host->call_subgraph) {
+                snprintf(e->kerr, sizeof(e->kerr), "this graph cannot run other subgraphs");
+                return -ENOTSUP;
+        }
+        return e->host->call_subgraph(e->host->user, subgraph, inputs, n_inputs, ret_outputs, n_outputs,
+                                      e->kerr, sizeof(e->kerr));
+}
+
+static int32_t ctx_resource_id(rt_context_t *ctx, const char *container, const char *shared_name) {
+        rt_exec_t *e = ctx->impl;
+        if (!e->host || !e->host->resource_id) {
+                snprintf(e->kerr, sizeof(e->kerr), "this graph has no resource variables");
+                return -ENOTSUP;
+        }
+        return e->host->resource_id(e->host->user, container, shared_name);
+}
+
+static const rt_tensor_t *ctx_resource_read(rt_context_t *ctx, int32_t id) {
+        rt_exec_t *e = ctx->impl;
+        if (!e->host || !e->host->resource_read)
+                return NULL;
+        return e->host->resource_read(e->host->user, id);
+}
+
+static int ctx_resource_assign(rt_context_t *ctx, int32_t id, const rt_tensor_t *value) {
+        rt_exec_t *e = ctx->impl;
+        if (!e->host || !e->host->resource_assign) {
+                snprintf(e->kerr, sizeof(e->kerr), "this graph has no resource variables");
+                return -ENOTSUP;
+        }
+        return e->host->resource_assign(e->host->user, id, value, e->kerr, sizeof(e->kerr));
+}
+
+static void *ctx_resource_object(rt_context_t *ctx, const char *kind, int32_t id, size_t size,
+                                 void (*destroy)(void *obj)) {
+        rt_exec_t *e = ctx->impl;
+        if (!e->host || !e->host->resource_object)
+                return NULL;
+        return e->host->resource_object(e->host->user, kind, id, size, destroy);
+}
+
+void rt_exec_set_host(rt_exec_t *e, const rt_exec_host_t *host) {
+        if (e)
+                e->host = host;
+}
+
 static void scratch_drop(rt_exec_t *e, int32_t node) {
         for (size_t i = 0; i < e->n_scratch; i++) {
                 if (node >= 0 && e->scratch[i].node != node)
@@ -229,6 +292,12 @@ int rt_exec_new(const rt_model_t *m, int32_t subgraph, const rt_resolver_t *r, r
         e->ctx.request_scratch = ctx_request_scratch;
         e->ctx.get_scratch = ctx_get_scratch;
         e->ctx.verror = ctx_verror;
+        e->ctx.subgraph_io = ctx_subgraph_io;
+        e->ctx.call_subgraph = ctx_call_subgraph;
+        e->ctx.resource_id = ctx_resource_id;
+        e->ctx.resource_read = ctx_resource_read;
+        e->ctx.resource_assign = ctx_resource_assign;
+        e->ctx.resource_object = ctx_resource_object;
         int k = rt_graph_build(&e->graph, m, subgraph, r, e->err, sizeof(e->err));
         if (k < 0)
                 goto error;

@@ -29,6 +29,12 @@
  * place when t->bytes is big enough, or realloc()s t->data (as TFLite's
  * TfLiteTensorRealloc does); it never free()s it. The executor frees it.
  *
+ * Other subgraphs: kernels reach other subgraphs of the model and the
+ * interpreter's resources through the rt_context_t hooks (call_subgraph,
+ * resource_*), which the executor forwards to its host (rt_exec_set_host();
+ * the interpreter owns one executor per subgraph). Without a host those
+ * hooks fail with -ENOTSUP.
+ *
  * One executor is used by one thread at a time.
  */
 #pragma once
@@ -56,6 +62,32 @@ typedef rt_node_profile_t rt_exec_profile_t;
  */
 int rt_exec_new(const rt_model_t *m, int32_t subgraph, const rt_resolver_t *r, rt_exec_t **ret,
                 char *err, size_t err_size);
+
+/*
+ * What an executor needs from its owner to run models with several
+ * subgraphs: the interpreter implements these and hands them to each of its
+ * executors with rt_exec_set_host(). `user` is passed back unchanged. The
+ * error buffers receive a sentence for the kernel's message.
+ */
+typedef struct rt_exec_host {
+        void *user;
+        int (*subgraph_io)(void *user, int32_t subgraph, int32_t *ret_n_inputs, int32_t *ret_n_outputs,
+                           char *err, size_t err_size);
+        int (*call_subgraph)(void *user, int32_t subgraph, const rt_tensor_t *const *inputs,
+                             int32_t n_inputs, const rt_tensor_t **ret_outputs, int32_t n_outputs,
+                             char *err, size_t err_size);
+        int32_t (*resource_id)(void *user, const char *container, const char *shared_name);
+        const rt_tensor_t *(*resource_read)(void *user, int32_t id);
+        int (*resource_assign)(void *user, int32_t id, const rt_tensor_t *value, char *err,
+                               size_t err_size);
+        void *(*resource_object)(void *user, const char *kind, int32_t id, size_t size,
+                                 void (*destroy)(void *obj));
+} rt_exec_host_t;
+
+/* Give the kernels of `e` access to other subgraphs and resources through
+ * `host` (borrowed: must outlive the executor; NULL detaches, and the
+ * kernels' hooks then fail with -ENOTSUP). */
+void rt_exec_set_host(rt_exec_t *e, const rt_exec_host_t *host);
 
 /* reg->free for every node, then everything else. NULL-safe; returns NULL. */
 rt_exec_t *rt_exec_free(rt_exec_t *e);

@@ -18,7 +18,8 @@ static void set_err(char *err, size_t size, const char *fmt, ...) {
 }
 
 size_t rt_graph_tensor_bytes(const rt_tensor_t *t, bool *ret_overflow) {
-        size_t n = rt_type_size(t->type);
+        /* A resource handle holds an int32 resource id, as in TFLite. */
+        size_t n = t->type == RT_TYPE_RESOURCE ? sizeof(int32_t) : rt_type_size(t->type);
         for (int32_t i = 0; i < t->rank; i++) {
                 size_t d = t->dims[i] < 0 ? 0 : (size_t) t->dims[i];
                 if (__builtin_mul_overflow(n, d, &n)) {

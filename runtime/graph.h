@@ -112,6 +112,7 @@ int rt_graph_set_plan(rt_graph_t *g, const int32_t *plan, int32_t n, char *err, 
  * reg->free of user data, which is the executor's job). NULL-safe. */
 void rt_graph_done(rt_graph_t *g);
 
-/* Bytes of a tensor of `t`'s type and current dims; 0 for strings. Sets
+/* Bytes of a tensor of `t`'s type and current dims; 0 for strings, 4 per
+ * element for resource handles (an int32 id each). Sets
  * *ret_overflow on size_t overflow. */
 size_t rt_graph_tensor_bytes(const rt_tensor_t *t, bool *ret_overflow);

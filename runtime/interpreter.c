@@ -37,9 +37,34 @@ struct rt_interp_options {
         rt_settings_t settings;
 };
 
+/* A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE),
+ * named by container and shared_name; the value is owned here. */
+typedef struct resource {
+        char *container;
+        char *shared_name;
+        bool assigned;
+        rt_tensor_t value;  /* value.data: malloc()ed, value.bytes used */
+        size_t cap;
+} resource_t;
+
 struct rt_interp {
         const rt_model_t *model;
-        rt_exec_t *exec;
+        rt_exec_t *exec;  /* subgraph 0; also subs[0] */
+        /* Control flow: one executor per subgraph the model calls (NULL
+         * until needed), and which of them is running right now. */
+        rt_exec_t **subs;
+        bool *active;
+        rt_exec_host_t host;
+        rt_resolver_t *resolver;  /* during create only (its fallback is borrowed) */
+        resource_t *resources;
+        int32_t n_resources;
+        struct object {
+                const char *kind;  /* a kernel's string literal */
+                int32_t id;
+                void *obj;
+                void (*destroy)(void *obj);
+        } *objects;
+        size_t n_objects;
         rt_delegation_t *delegation;  /* NULL: everything on the reference kernels */
         op_list_t ops;  /* the interpreter's own copies of added ops */
         int32_t num_threads;
@@ -227,6 +252,321 @@ static int delegation_setup(rt_interp_t *it, const rt_interp_options_t *o) {
         return 0;
 }
 
+/* ---- control flow: subgraphs called by IF / WHILE / CALL_ONCE ---- */
+
+/* The subgraphs op `op` runs (indices from its options, as the schema
+ * numbers the fields); returns how many (0 for other ops). */
+static int op_callees(const rt_model_op_t *op, int32_t ret[2]) {
+        switch (op->builtin_code) {
+        case RT_BUILTIN_IF:     /* IfOptions: then_subgraph_index, else_subgraph_index */
+        case RT_BUILTIN_WHILE:  /* WhileOptions: cond_subgraph_index, body_subgraph_index */
+                ret[0] = fbt_i32(op->builtin_options, 0, 0);
+                ret[1] = fbt_i32(op->builtin_options, 1, 0);
+                return 2;
+        case RT_BUILTIN_CALL_ONCE:  /* CallOnceOptions: init_subgraph_index */
+                ret[0] = fbt_i32(op->builtin_options, 0, 0);
+                return 1;
+        default:
+                return 0;
+        }
+}
+
+/* Depth-first walk from subgraph `s`: every callee index must exist, no
+ * subgraph may (indirectly) call itself, and reachable ones are marked in
+ * `reach`. state: 0 unvisited, 1 on the current path, 2 done. */
+static int calls_walk(rt_interp_t *it, int32_t s, uint8_t *state, bool *reach, int depth) {
+        const rt_model_t *m = it->model;
+        if (depth > 64)
+                return interp_fail(it, -EINVAL, "subgraph calls nest deeper than 64 levels");
+        state[s] = 1;
+        reach[s] = true;
+        const rt_model_subgraph_t *sg = &m->subgraphs[s];
+        for (int32_t i = 0; i < sg->n_ops; i++) {
+                int32_t callee[2];
+                int n = op_callees(&sg->ops[i], callee);
+                for (int k = 0; k < n; k++) {
+                        const char *name = rt_op_name(sg->ops[i].builtin_code);
+                        if (callee[k] < 0 || callee[k] >= m->n_subgraphs)
+                                return interp_fail(it, -EINVAL,
+                                                   "subgraph %d node %d (%s): subgraph index %d out of range (%d subgraphs)",
+                                                   s, i, name, callee[k], m->n_subgraphs);
+                        if (state[callee[k]] == 1)
+                                return interp_fail(it, -EINVAL,
+                                                   "subgraph %d node %d (%s): calls subgraph %d, which is already on the call path (recursion is not supported)",
+                                                   s, i, name, callee[k]);
+                        if (state[callee[k]] == 0) {
+                                int r = calls_walk(it, callee[k], state, reach, depth + 1);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+        }
+        state[s] = 2;
+        return 0;
+}
+
+static rt_exec_t *sub_get(rt_interp_t *it, int32_t s, char *err, size_t err_size) {
+        if (it->subs[s])
+                return it->subs[s];
+        rt_exec_t *e = NULL;
+        char msg[768] = "";
+        if (!it->resolver) {
+                snprintf(err, err_size, "subgraph %d is not called by subgraph 0's control flow and was not set up",
+                         s);
+                return NULL;
+        }
+        int r = rt_exec_new(it->model, s, it->resolver, &e, msg, sizeof(msg));
+        if (r < 0) {
+                snprintf(err, err_size, "subgraph %d: %s", s, msg);
+                return NULL;
+        }
+        rt_exec_set_host(e, &it->host);
+        it->subs[s] = e;
+        return e;
+}
+
+static int host_subgraph_io(void *user, int32_t s, int32_t *ret_n_inputs, int32_t *ret_n_outputs,
+                            char *err, size_t err_size) {
+        rt_interp_t *it = user;
+        if (s < 0 || s >= it->model->n_subgraphs) {
+                snprintf(err, err_size, "subgraph index %d out of range (%d subgraphs)", s,
+                         it->model->n_subgraphs);
+                return -EINVAL;
+        }
+        const rt_model_subgraph_t *sg = &it->model->subgraphs[s];
+        if (ret_n_inputs)
+                *ret_n_inputs = sg->n_inputs;
+        if (ret_n_outputs)
+                *ret_n_outputs = sg->n_outputs;
+        return 0;
+}
+
+static bool same_shape(const rt_tensor_t *a, const rt_tensor_t *b) {
+        if (a->rank != b->rank)
+                return false;
+        for (int32_t d = 0; d < a->rank; d++)
+                if (a->dims[d] != b->dims[d])
+                        return false;
+        return true;
+}
+
+static int host_call_subgraph(void *user, int32_t s, const rt_tensor_t *const *inputs, int32_t n_inputs,
+                              const rt_tensor_t **ret_outputs, int32_t n_outputs, char *err,
+                              size_t err_size) {
+        rt_interp_t *it = user;
+        int r = host_subgraph_io(user, s, NULL, NULL, err, err_size);
+        if (r < 0)
+                return r;
+        if (it->active[s]) {
+                snprintf(err, err_size, "subgraph %d is already running (recursion is not supported)", s);
+                return -EINVAL;
+        }
+        rt_exec_t *e = sub_get(it, s, err, err_size);
+        if (!e)
+                return -EINVAL;
+        rt_graph_t *g = rt_exec_graph(e);
+        if (n_inputs != g->n_inputs || n_outputs != g->n_outputs || (n_inputs > 0 && !inputs) ||
+            (n_outputs > 0 && !ret_outputs)) {
+                snprintf(err, err_size, "subgraph %d takes %d inputs and gives %d outputs, called with %d and %d",
+                         s, g->n_inputs, g->n_outputs, n_inputs, n_outputs);
+                return -EINVAL;
+        }
+        for (int32_t i = 0; i < n_inputs; i++) {
+                const rt_tensor_t *src = inputs[i];
+                rt_tensor_t *dst = &g->tensors[g->inputs[i]];
+                if (!src || src->type != dst->type) {
+                        snprintf(err, err_size, "subgraph %d input %d '%s' is %s, got %s", s, i, dst->name,
+                                 rt_type_name(dst->type), src ? rt_type_name(src->type) : "nothing");
+                        return -EINVAL;
+                }
+                if (!same_shape(src, dst)) {
+                        r = rt_exec_resize_tensor(e, g->inputs[i], src->rank, src->dims);
+                        if (r < 0) {
+                                snprintf(err, err_size, "subgraph %d input %d: %s", s, i, rt_exec_error(e));
+                                return r;
+                        }
+                }
+        }
+        it->active[s] = true;
+        if (rt_exec_needs_allocate(e)) {
+                r = rt_exec_allocate(e);
+                if (r < 0) {
+                        it->active[s] = false;
+                        snprintf(err, err_size, "subgraph %d: %s", s, rt_exec_error(e));
+                        return r;
+                }
+        }
+        for (int32_t i = 0; i < n_inputs; i++) {
+                rt_tensor_t *dst = &g->tensors[g->inputs[i]];
+                if (dst->type == RT_TYPE_STRING) {
+                        /* Serialized strings live in executor-owned heap
+                         * storage, as after rt_interp_copy_in(). */
+                        rt_tensor_meta_t *m = &g->meta[g->inputs[i]];
+                        void *p = malloc(inputs[i]->bytes ? inputs[i]->bytes : 1);
+                        if (!p) {
+                                it->active[s] = false;
+                                return -ENOMEM;
+                        }
+                        if (inputs[i]->bytes)
+                                memcpy(p, inputs[i]->data, inputs[i]->bytes);
+                        free(m->heap);
+                        m->heap = p;
+                        m->heap_bytes = inputs[i]->bytes;
+                        dst->data = p;
+                        dst->bytes = inputs[i]->bytes;
+                        continue;
+                }
+                size_t bytes = rt_graph_tensor_bytes(dst, NULL);
+                if (bytes == 0)
+                        continue;
+                if (!inputs[i]->data || !dst->data || inputs[i]->bytes < bytes) {
+                        it->active[s] = false;
+                        snprintf(err, err_size, "subgraph %d input %d: no data to copy", s, i);
+                        return -EINVAL;
+                }
+                memcpy(dst->data, inputs[i]->data, bytes);
+        }
+        r = rt_exec_invoke(e);
+        it->active[s] = false;
+        if (r < 0) {
+                snprintf(err, err_size, "subgraph %d: %s", s, rt_exec_error(e));
+                return r;
+        }
+        for (int32_t i = 0; i < n_outputs; i++)
+                ret_outputs[i] = &g->tensors[g->outputs[i]];
+        return 0;
+}
+
+static int32_t host_resource_id(void *user, const char *container, const char *shared_name) {
+        rt_interp_t *it = user;
+        for (int32_t i = 0; i < it->n_resources; i++)
+                if (strcmp(it->resources[i].container, container) == 0 &&
+                    strcmp(it->resources[i].shared_name, shared_name) == 0)
+                        return i;
+        if (it->n_resources == INT32_MAX)
+                return -ENOMEM;
+        resource_t *v = realloc(it->resources, ((size_t) it->n_resources + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        it->resources = v;
+        resource_t *res = &v[it->n_resources];
+        memset(res, 0, sizeof(*res));
+        res->container = strdup(container);
+        res->shared_name = strdup(shared_name);
+        if (!res->container || !res->shared_name) {
+                free(res->container);
+                free(res->shared_name);
+                return -ENOMEM;
+        }
+        return it->n_resources++;
+}
+
+static const rt_tensor_t *host_resource_read(void *user, int32_t id) {
+        rt_interp_t *it = user;
+        if (id < 0 || id >= it->n_resources || !it->resources[id].assigned)
+                return NULL;
+        return &it->resources[id].value;
+}
+
+static int host_resource_assign(void *user, int32_t id, const rt_tensor_t *value, char *err,
+                                size_t err_size) {
+        rt_interp_t *it = user;
+        if (id < 0 || id >= it->n_resources || !value) {
+                snprintf(err, err_size, "resource %d does not exist (%d resources)", id, it->n_resources);
+                return -EINVAL;
+        }
+        if (value->type == RT_TYPE_STRING || value->type == RT_TYPE_RESOURCE ||
+            value->type == RT_TYPE_VARIANT) {
+                snprintf(err, err_size, "resource variables of type %s are not supported",
+                         rt_type_name(value->type));
+                return -ENOTSUP;
+        }
+        resource_t *res = &it->resources[id];
+        bool overflow = false;
+        size_t bytes = rt_graph_tensor_bytes(value, &overflow);
+        if (overflow || (bytes > 0 && !value->data)) {
+                snprintf(err, err_size, "resource %d: value has no data", id);
+                return -EINVAL;
+        }
+        if (bytes > res->cap || !res->value.data) {
+                void *p = malloc(bytes ? bytes : 1);
+                if (!p)
+                        return -ENOMEM;
+                free(res->value.data);
+                res->value.data = p;
+                res->cap = bytes;
+        }
+        if (bytes)
+                memcpy(res->value.data, value->data, bytes);
+        void *data = res->value.data;
+        res->value = (rt_tensor_t) { .type = value->type, .rank = value->rank, .data = data,
+                                     .bytes = bytes, .alloc = RT_ALLOC_PERSISTENT,
+                                     .name = res->shared_name };
+        memcpy(res->value.dims, value->dims, sizeof(res->value.dims));
+        res->assigned = true;
+        return 0;
+}
+
+static void *host_resource_object(void *user, const char *kind, int32_t id, size_t size,
+                                  void (*destroy)(void *obj)) {
+        rt_interp_t *it = user;
+        if (!kind)
+                return NULL;
+        for (size_t i = 0; i < it->n_objects; i++)
+                if (it->objects[i].id == id && strcmp(it->objects[i].kind, kind) == 0)
+                        return it->objects[i].obj;
+        if (size == 0)
+                return NULL;
+        struct object *v = realloc(it->objects, (it->n_objects + 1) * sizeof(*v));
+        if (!v)
+                return NULL;
+        it->objects = v;
+        void *obj = calloc(1, size);
+        if (!obj)
+                return NULL;
+        v[it->n_objects++] = (struct object) { kind, id, obj, destroy };
+        return obj;
+}
+
+/* Executors for every subgraph that subgraph 0 (indirectly) calls, after
+ * checking the call graph: bad indices and recursion fail here. */
+static int subgraphs_setup(rt_interp_t *it) {
+        const rt_model_t *m = it->model;
+        it->subs = calloc((size_t) m->n_subgraphs, sizeof(*it->subs));
+        it->active = calloc((size_t) m->n_subgraphs, sizeof(*it->active));
+        uint8_t *state = calloc((size_t) m->n_subgraphs, 1);
+        bool *reach = calloc((size_t) m->n_subgraphs, sizeof(bool));
+        int r = 0;
+        if (!it->subs || !it->active || !state || !reach) {
+                r = interp_fail(it, -ENOMEM, "out of memory");
+                goto out;
+        }
+        it->host = (rt_exec_host_t) {
+                .user = it,
+                .subgraph_io = host_subgraph_io,
+                .call_subgraph = host_call_subgraph,
+                .resource_id = host_resource_id,
+                .resource_read = host_resource_read,
+                .resource_assign = host_resource_assign,
+                .resource_object = host_resource_object,
+        };
+        r = calls_walk(it, 0, state, reach, 0);
+        if (r < 0)
+                goto out;
+        for (int32_t s = 1; s < m->n_subgraphs; s++) {
+                if (!reach[s])
+                        continue;
+                if (!sub_get(it, s, it->err, sizeof(it->err))) {
+                        r = interp_fail(it, -EINVAL, "%s", it->err);
+                        goto out;
+                }
+        }
+out:
+        free(state);
+        free(reach);
+        return r;
+}
+
 int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options, rt_interp_t **ret,
                      char *err, size_t err_size) {
         if (err && err_size)
@@ -279,6 +619,16 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
                         report(it->reporter, it->reporter_data, "%s", it->err);
                 goto error;
         }
+        it->resolver = res;
+        res = NULL;
+        r = subgraphs_setup(it);
+        if (r < 0)
+                goto error;
+        it->subs[0] = it->exec;
+        rt_exec_set_host(it->exec, &it->host);
+        /* Every subgraph is built now; options->resolver (the resolver's
+         * fallback) is only borrowed for this call. */
+        it->resolver = rt_resolver_free(it->resolver);
         if (options && options->has_settings && options->settings.delegate != RT_DELEGATE_NONE) {
                 r = delegation_setup(it, options);
                 if (r < 0)
@@ -298,8 +648,26 @@ error:
 rt_interp_t *rt_interp_free(rt_interp_t *it) {
         if (!it)
                 return NULL;
+        /* The other subgraphs first, then subgraph 0 as before. */
+        for (int32_t s = 1; it->subs && s < it->model->n_subgraphs; s++)
+                rt_exec_free(it->subs[s]);
         rt_exec_free(it->exec);
         rt_delegation_free(it->delegation);
+        free(it->subs);
+        free(it->active);
+        for (int32_t i = 0; i < it->n_resources; i++) {
+                free(it->resources[i].container);
+                free(it->resources[i].shared_name);
+                free(it->resources[i].value.data);
+        }
+        free(it->resources);
+        for (size_t i = 0; i < it->n_objects; i++) {
+                if (it->objects[i].destroy)
+                        it->objects[i].destroy(it->objects[i].obj);
+                free(it->objects[i].obj);
+        }
+        free(it->objects);
+        rt_resolver_free(it->resolver);
         ops_clear(&it->ops);
         free(it);
         return NULL;
@@ -518,7 +886,9 @@ int rt_interp_invoke(rt_interp_t *it) {
         if (!it)
                 return -EINVAL;
         it->err[0] = 0;
+        it->active[0] = true;
         int r = rt_exec_invoke(it->exec);
+        it->active[0] = false;
         if (r < 0)
                 return interp_fail(it, r, "%s", rt_exec_error(it->exec));
         return 0;

@@ -178,6 +178,43 @@ struct rt_context {
         int (*request_scratch)(rt_context_t *ctx, rt_node_t *node, size_t bytes, int32_t *ret_id);
         void *(*get_scratch)(rt_context_t *ctx, rt_node_t *node, int32_t id);
         void (*verror)(rt_context_t *ctx, const char *fmt, va_list ap);
+
+        /*
+         * Models with several subgraphs (control flow) and resource
+         * variables. Each hook may be NULL (the single-node test harness
+         * has none); kernels use the rt_ctx_* wrappers below, which fail
+         * with -ENOTSUP then. Added after the hooks above; older code that
+         * zero-initializes the context keeps working.
+         */
+        /* Number of inputs and outputs of subgraph `subgraph` of the model;
+         * -EINVAL (with a message) for an index out of range. */
+        int (*subgraph_io)(rt_context_t *ctx, int32_t subgraph, int32_t *ret_n_inputs,
+                           int32_t *ret_n_outputs);
+        /* Run subgraph `subgraph` once: its inputs are resized to the shapes
+         * of `inputs` (same count and types required) and get their data
+         * copied; then it is invoked. ret_outputs[0..n_outputs) get its
+         * output tensors (borrowed; valid until the next call into that
+         * subgraph). -EINVAL for a bad index, count or type, or a call into
+         * a subgraph already running (recursion); the callee's error
+         * otherwise. */
+        int (*call_subgraph)(rt_context_t *ctx, int32_t subgraph, const rt_tensor_t *const *inputs,
+                             int32_t n_inputs, const rt_tensor_t **ret_outputs, int32_t n_outputs);
+        /* The interpreter-wide id (>= 0) of the resource named by
+         * (container, shared_name), created on first use; -ENOMEM. */
+        int32_t (*resource_id)(rt_context_t *ctx, const char *container, const char *shared_name);
+        /* The value of resource variable `id`, or NULL if nothing was
+         * assigned yet. Borrowed; valid until the next assign. */
+        const rt_tensor_t *(*resource_read)(rt_context_t *ctx, int32_t id);
+        /* Store a copy of `value` (type, shape, data) as variable `id`. */
+        int (*resource_assign)(rt_context_t *ctx, int32_t id, const rt_tensor_t *value);
+        /* An interpreter-wide object (for example a hash table) named by
+         * `kind` (a string literal of the kernel family) and `id`. With
+         * size > 0 it is created zeroed on first use; with size 0 only an
+         * existing one is returned. `destroy` (may be NULL) is called with
+         * the object before the interpreter frees it. NULL when absent or
+         * out of memory. */
+        void *(*resource_object)(rt_context_t *ctx, const char *kind, int32_t id, size_t size,
+                                 void (*destroy)(void *obj));
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -187,6 +224,53 @@ static inline int rt_ctx_error(rt_context_t *ctx, const char *fmt, ...) {
         ctx->verror(ctx, fmt, ap);
         va_end(ap);
         return -EINVAL;
+}
+
+/* Wrappers of the multi-subgraph hooks: -ENOTSUP (with a message) when the
+ * context has no such hook. */
+static inline int rt_ctx_subgraph_io(rt_context_t *ctx, int32_t subgraph, int32_t *ret_n_inputs,
+                                     int32_t *ret_n_outputs) {
+        if (!ctx->subgraph_io) {
+                rt_ctx_error(ctx, "this context cannot run other subgraphs");
+                return -ENOTSUP;
+        }
+        return ctx->subgraph_io(ctx, subgraph, ret_n_inputs, ret_n_outputs);
+}
+
+static inline int rt_ctx_call_subgraph(rt_context_t *ctx, int32_t subgraph,
+                                       const rt_tensor_t *const *inputs, int32_t n_inputs,
+                                       const rt_tensor_t **ret_outputs, int32_t n_outputs) {
+        if (!ctx->call_subgraph) {
+                rt_ctx_error(ctx, "this context cannot run other subgraphs");
+                return -ENOTSUP;
+        }
+        return ctx->call_subgraph(ctx, subgraph, inputs, n_inputs, ret_outputs, n_outputs);
+}
+
+static inline int32_t rt_ctx_resource_id(rt_context_t *ctx, const char *container,
+                                         const char *shared_name) {
+        if (!ctx->resource_id) {
+                rt_ctx_error(ctx, "this context has no resource variables");
+                return -ENOTSUP;
+        }
+        return ctx->resource_id(ctx, container ? container : "", shared_name ? shared_name : "");
+}
+
+static inline const rt_tensor_t *rt_ctx_resource_read(rt_context_t *ctx, int32_t id) {
+        return ctx->resource_read ? ctx->resource_read(ctx, id) : NULL;
+}
+
+static inline void *rt_ctx_resource_object(rt_context_t *ctx, const char *kind, int32_t id, size_t size,
+                                           void (*destroy)(void *obj)) {
+        return ctx->resource_object ? ctx->resource_object(ctx, kind, id, size, destroy) : NULL;
+}
+
+static inline int rt_ctx_resource_assign(rt_context_t *ctx, int32_t id, const rt_tensor_t *value) {
+        if (!ctx->resource_assign) {
+                rt_ctx_error(ctx, "this context has no resource variables");
+                return -ENOTSUP;
+        }
+        return ctx->resource_assign(ctx, id, value);
 }
 
 /* Input/output i of a node, or NULL when the optional input is absent. */

@@ -117,6 +117,16 @@ int rt_interp_options_set_settings(rt_interp_options_t *o, const rt_settings_t *
  * still need rt_interp_allocate_tensors(). Returns 0, -EINVAL (unknown op,
  * bad model data; message in err and to the reporter), -ENOTSUP (op version
  * not supported) or -ENOMEM. *ret is written only on success.
+ *
+ * Control flow: every subgraph that subgraph 0 reaches through IF, WHILE
+ * and CALL_ONCE options gets its own graph and tensors (allocated when first
+ * run, re-allocated when called with other input shapes), built here, so
+ * their ops are resolved now too. A subgraph index out of range or a
+ * subgraph that calls itself (directly or through others) is -EINVAL with
+ * a message ("subgraph 0 node 1 (IF): calls subgraph 0, which is already on
+ * the call path ..."). Resource variables and hash tables belong to the
+ * interpreter: shared by its subgraphs, kept across invokes and
+ * allocations, freed with it.
  */
 int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options, rt_interp_t **ret,
                      char *err, size_t err_size);

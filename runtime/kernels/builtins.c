@@ -9,6 +9,7 @@ int rt_kernels_register_builtins(rt_resolver_t *r) {
                 rt_kernels_register_sequence,
                 rt_kernels_register_reduce,
                 rt_kernels_register_misc,
+                rt_kernels_register_control,
         };
         for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
                 int r_ = families[i](r);

@@ -15,5 +15,6 @@ int rt_kernels_register_shape(rt_resolver_t *r);       /* shape/: data movement,
 int rt_kernels_register_sequence(rt_resolver_t *r);    /* sequence/: RNNs, special ops */
 int rt_kernels_register_reduce(rt_resolver_t *r);      /* reduce/: reductions, softmax, norms */
 int rt_kernels_register_misc(rt_resolver_t *r);        /* misc/: scatter, segments, NMS, ... */
+int rt_kernels_register_control(rt_resolver_t *r);     /* control/: IF, WHILE, CALL_ONCE, variables */
 
 int rt_kernels_register_builtins(rt_resolver_t *r);

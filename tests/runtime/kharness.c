@@ -77,6 +77,13 @@ void kh_init(kh_t *h) {
         h->ctx.request_scratch = kh_request_scratch;
         h->ctx.get_scratch = kh_get_scratch;
         h->ctx.verror = kh_verror;
+        /* No other subgraphs or resources in a single-node harness. */
+        h->ctx.subgraph_io = NULL;
+        h->ctx.call_subgraph = NULL;
+        h->ctx.resource_id = NULL;
+        h->ctx.resource_read = NULL;
+        h->ctx.resource_assign = NULL;
+        h->ctx.resource_object = NULL;
 }
 
 void kh_done(kh_t *h) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The "conv" kernel family: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
- * TRANSPOSE_CONV, AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D and BATCH_MATMUL,
+ * TRANSPOSE_CONV, AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D, BATCH_MATMUL,
+ * CONV_3D and CONV_3D_TRANSPOSE,
  * matching TensorFlow Lite 2.9's builtin kernels (integer paths bit for bit,
  * float paths up to summation order).
  *
@@ -31,6 +32,8 @@
 #define RT_OP_MAX_POOL_2D 17
 #define RT_OP_TRANSPOSE_CONV 67
 #define RT_OP_BATCH_MATMUL 126
+#define RT_OP_CONV_3D 132
+#define RT_OP_CONV_3D_TRANSPOSE 141
 
 /* CONV_2D (Conv2DOptions). Strides and dilations must be >= 1. */
 typedef struct rt_conv_params {
@@ -94,6 +97,19 @@ typedef struct rt_batch_matmul_params {
         bool asymmetric_quantize_inputs;  /* hybrid path only */
 } rt_batch_matmul_params_t;
 
+/* CONV_3D and CONV_3D_TRANSPOSE (both Conv3DOptions). Strides and
+ * dilations must be >= 1. */
+typedef struct rt_conv3d_params {
+        rt_padding_t padding;
+        int32_t stride_d;
+        int32_t stride_w;
+        int32_t stride_h;
+        int32_t dilation_d;
+        int32_t dilation_w;
+        int32_t dilation_h;
+        rt_activation_t activation;
+} rt_conv3d_params_t;
+
 /*
  * The registrations. Inputs and outputs follow TFLite:
  *   CONV_2D            input [N,H,W,C], filter [O,KH,KW,C], bias [O] (-1 = absent) -> [N,OH,OW,O]
@@ -102,6 +118,10 @@ typedef struct rt_batch_matmul_params {
  *   TRANSPOSE_CONV     output_shape int32[4], weights [O,KH,KW,C], input [N,H,W,C], bias [O] (optional)
  *   *_POOL_2D          input [N,H,W,C]
  *   BATCH_MATMUL       lhs [..., M, K], rhs [..., K, N] (batch dims broadcast)
+ *   CONV_3D            input [N,D,H,W,C], filter [KD,KH,KW,C,O], bias [O] (optional)
+ *                      -> [N,OD,OH,OW,O]; float32 only, as in TFLite
+ *   CONV_3D_TRANSPOSE  output_shape int32[5], filter [KD,KH,KW,O,C], input
+ *                      [N,D,H,W,C], bias [O] (optional); float32 only here
  * Types: float32; uint8 (per-tensor, zero points); int8 (per-tensor or
  * per-channel weights, int32 bias); int16 activations with int8 weights and
  * int64 bias; hybrid float activations with int8 weights (CONV_2D,
@@ -115,3 +135,5 @@ extern const rt_registration_t rt_kernel_average_pool_2d;
 extern const rt_registration_t rt_kernel_max_pool_2d;
 extern const rt_registration_t rt_kernel_l2_pool_2d;
 extern const rt_registration_t rt_kernel_batch_matmul;
+extern const rt_registration_t rt_kernel_conv_3d;
+extern const rt_registration_t rt_kernel_conv_3d_transpose;

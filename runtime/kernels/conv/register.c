@@ -12,6 +12,8 @@ int rt_kernels_register_conv(rt_resolver_t *r) {
                 &rt_kernel_max_pool_2d,
                 &rt_kernel_l2_pool_2d,
                 &rt_kernel_batch_matmul,
+                &rt_kernel_conv_3d,
+                &rt_kernel_conv_3d_transpose,
         };
         for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
                 int ret = rt_resolver_add(r, regs[i]);

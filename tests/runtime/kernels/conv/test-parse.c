@@ -164,6 +164,42 @@ START_TEST(test_parse_transpose_conv_and_batch_matmul_fields) {
 }
 END_TEST
 
+/* Conv3DOptions: padding, stride_d, stride_w, stride_h, act, dilation
+ * d/w/h (default 1); CONV_3D_TRANSPOSE uses the same table. */
+START_TEST(test_parse_conv3d_fields) {
+        fb_t fb;
+        const field_t f[] = { { 0, 1, RT_PADDING_VALID }, { 1, 4, 2 }, { 2, 4, 3 }, { 3, 4, 4 },
+                              { 4, 1, RT_ACT_RELU }, { 5, 4, 5 }, { 6, 4, 6 }, { 7, 4, 7 } };
+        fb_build(&fb, f, ARRAY_LEN(f));
+        const rt_registration_t *regs[2] = { &rt_kernel_conv_3d, &rt_kernel_conv_3d_transpose };
+        char err[512];
+        for (int i = 0; i < 2; i++) {
+                rt_conv3d_params_t p = { 0 };
+                ck_assert_int_eq(parse(regs[i], &fb, &p, err), 0);
+                ck_assert_int_eq(p.padding, RT_PADDING_VALID);
+                ck_assert_int_eq(p.stride_d, 2);
+                ck_assert_int_eq(p.stride_w, 3);
+                ck_assert_int_eq(p.stride_h, 4);
+                ck_assert_int_eq(p.activation, RT_ACT_RELU);
+                ck_assert_int_eq(p.dilation_d, 5);
+                ck_assert_int_eq(p.dilation_w, 6);
+                ck_assert_int_eq(p.dilation_h, 7);
+        }
+        const field_t d[] = { { 1, 4, 1 }, { 2, 4, 1 }, { 3, 4, 1 } };
+        fb_build(&fb, d, ARRAY_LEN(d));
+        rt_conv3d_params_t p = { 0 };
+        ck_assert_int_eq(parse(&rt_kernel_conv_3d, &fb, &p, err), 0);
+        ck_assert_int_eq(p.padding, RT_PADDING_SAME);
+        ck_assert_int_eq(p.dilation_d, 1);
+        ck_assert_int_eq(p.dilation_w, 1);
+        ck_assert_int_eq(p.dilation_h, 1);
+        const field_t bad[] = { { 4, 1, 9 } };
+        fb_build(&fb, bad, ARRAY_LEN(bad));
+        ck_assert_int_eq(parse(&rt_kernel_conv_3d_transpose, &fb, &p, err), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "CONV_3D_TRANSPOSE: unknown fused activation 9"));
+}
+END_TEST
+
 static Suite *parse_suite(void) {
         Suite *s = suite_create("conv_parse");
         TCase *tc = tcase_create("conv_parse");
@@ -173,6 +209,7 @@ static Suite *parse_suite(void) {
         tcase_add_test(tc, test_parse_fully_connected_fields);
         tcase_add_test(tc, test_parse_pool_fields);
         tcase_add_test(tc, test_parse_transpose_conv_and_batch_matmul_fields);
+        tcase_add_test(tc, test_parse_conv3d_fields);
         suite_add_tcase(s, tc);
         return s;
 }

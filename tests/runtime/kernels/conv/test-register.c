@@ -3,7 +3,7 @@
 #include "kernels.h"
 #include "resolver.h"
 
-/* rt_kernels_register_conv() adds all eight ops of the family under their
+/* rt_kernels_register_conv() adds all ten ops of the family under their
  * TFLite builtin codes, for every op version. */
 START_TEST(test_register_conv_family) {
         rt_resolver_t *r = rt_resolver_new();
@@ -17,6 +17,7 @@ START_TEST(test_register_conv_family) {
                 { 9, &rt_kernel_fully_connected },  { 67, &rt_kernel_transpose_conv },
                 { 1, &rt_kernel_average_pool_2d },  { 17, &rt_kernel_max_pool_2d },
                 { 12, &rt_kernel_l2_pool_2d },      { 126, &rt_kernel_batch_matmul },
+                { 132, &rt_kernel_conv_3d },        { 141, &rt_kernel_conv_3d_transpose },
         };
         for (size_t i = 0; i < ARRAY_LEN(want); i++) {
                 ck_assert_int_eq(want[i].reg->op, want[i].op);
