@@ -15,6 +15,7 @@
 #endif
 
 #include "acceleration.pb-c.h"
+#include "cache.h"
 #include "cleanup.h"
 #include "handlers.h"
 #include "log.h"
@@ -336,6 +337,9 @@ int daemon_caps_handle(daemon_request_t *rq) {
         r = fill_backends(rq, out);
         if (r < 0)
                 return r;
+        /* NNAPI isCachingSupported: cache tokens need the state directory. */
+        out->has_compilation_cache = 1;
+        out->compilation_cache = daemon_cache_available();
         rq->resp.body_case = ACCELD__RESPONSE__BODY_GET_CAPABILITIES;
         rq->resp.get_capabilities = out;
         return 0;

@@ -2,6 +2,7 @@
 /* Hello: versions, limits and the connection's id. */
 #include <errno.h>
 
+#include "cache.h"
 #include "config.h"
 #include "handlers.h"
 
@@ -22,6 +23,9 @@ void daemon_limits_fill(Acceld__Limits *l, const daemon_config_t *config) {
         l->max_in_flight_per_connection = clamp_u32(config->max_in_flight);
         l->has_max_connections = 1;
         l->max_connections = clamp_u32(config->max_connections);
+        /* The compilation cache (cache tokens); 0 when there is none. */
+        l->has_max_cache_token_bytes = 1;
+        l->max_cache_token_bytes = daemon_cache_available() ? DAEMON_CACHE_TOKEN_MAX : 0;
 }
 
 int daemon_hello_handle(daemon_request_t *rq) {
