@@ -182,7 +182,7 @@ ratio() {
 }
 
 say "# compare-native: $(date -u '+%Y-%m-%dT%H:%M:%SZ') on $(uname -n), $(nproc) CPUs"
-say "# library: $lib (TensorFlow Lite $(strings "$lib" 2>/dev/null | grep -m1 -x '2\.[0-9]*\.[0-9]*' || echo '?'))"
+say "# library: $lib, sha256 $(sha256sum "$lib" | cut -d' ' -f1)"
 say "# uptime before: $(uptime)"
 
 rows=
@@ -250,6 +250,11 @@ for name in $(echo "$models" | tr ',' ' '); do
 done
 
 say "# uptime after: $(uptime)"
+for f in "$tmp"/*.noff.json; do
+        [ -f "$f" ] || continue
+        say "# library version (TfLiteVersion): $(jq -r '.native.version' "$f")"
+        break
+done
 
 dhead=
 dsep=

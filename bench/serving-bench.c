@@ -154,10 +154,12 @@ static int latency(const args_t *a) {
         printf("{\"mode\": \"latency\", \"model\": \"%s\", \"settings\": %s, \"runs\": %d,\n"
                " \"median_us\": {\"in_process\": %llu, \"daemon_shm\": %llu, \"daemon_inline\": %llu, "
                "\"daemon_compute\": %llu},\n"
-               " \"ratio_shm_vs_in_process\": %.4f, \"ratio_inline_vs_shm\": %.4f}\n",
+               " \"ratio_shm_vs_in_process\": %.4f, \"ratio_inline_vs_shm\": %.4f,\n"
+               " \"daemon_shm_zero_copy\": %s}\n",
                a->model, a->settings ? a->settings : "null", a->runs, (unsigned long long) ml,
                (unsigned long long) ms, (unsigned long long) mi, (unsigned long long) mc,
-               (double) ms / (double) ml, (double) mi / (double) ms);
+               (double) ms / (double) ml, (double) mi / (double) ms,
+               accel_interp_last_zero_copy(shm) ? "true" : "false");
         accel_interp_delete(shm);
         accel_interp_delete(inl);
         local_close(&l);

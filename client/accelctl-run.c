@@ -23,9 +23,13 @@ DEFINE_POINTER_CLEANUP(accel_interp_options_t, accel_interp_options_delete);
 static const char run_usage[] =
         "Usage: accelctl run MODEL [--input FILE]... [--output FILE]... [--settings JSON|FILE]\n"
         "                  [--runs N] [--priority low|medium|high] [--deadline-ms D] [--inline] [--json]\n"
+        "                  [--cache-token T]\n"
+        "       accelctl run --cache-token T [--input FILE]... [--output FILE]... [...]\n"
         "Run MODEL through acceld: the model goes as an fd, tensors through shared memory\n"
         "(--inline: inside the frames). Without --input, inputs are zero. Prints output\n"
         "summaries, the top 5 of classifier outputs, and queue/compute/round-trip times.\n"
+        "  --cache-token T        with MODEL: record a compilation-cache entry for token T;\n"
+        "                         without MODEL: prepare from that entry alone\n"
         "  --local                run in-process instead (see accelctl run --local --help)\n";
 
 static int file_read(const char *path, void **ret, size_t *ret_size) {
@@ -190,7 +194,7 @@ static int priority_parse(const char *s, accel_priority_t *ret) {
 }
 
 int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
-        const char *path = NULL, *settings = NULL;
+        const char *path = NULL, *settings = NULL, *token = NULL;
         _cleanup_free_ const char **inputs = calloc((size_t) argc + 1, sizeof(char *));
         _cleanup_free_ const char **outputs = calloc((size_t) argc + 1, sizeof(char *));
         _cleanup_free_ char *settings_text = NULL;
@@ -217,6 +221,8 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                         return 0;
                 } else if (strcmp(a, "--settings") == 0 && i + 1 < argc)
                         settings = argv[++i];
+                else if (strcmp(a, "--cache-token") == 0 && i + 1 < argc)
+                        token = argv[++i];
                 else if ((strcmp(a, "--runs") == 0 || strcmp(a, "--deadline-ms") == 0) && i + 1 < argc) {
                         char *end;
                         long v;
@@ -261,8 +267,12 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                         return 2;
                 }
         }
-        if (!path) {
+        if (!path && !token) {
                 fprintf(stderr, "%s", run_usage);
+                return 2;
+        }
+        if (token && (!token[0] || strlen(token) > ACCEL_CACHE_TOKEN_MAX)) {
+                fprintf(stderr, "accelctl run: --cache-token takes 1..%d bytes\n", ACCEL_CACHE_TOKEN_MAX);
                 return 2;
         }
         if (settings && settings[0] != '{') {
@@ -286,8 +296,17 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
         (void) accel_interp_options_set_priority(o, prio);
         (void) accel_interp_options_set_deadline_ms(o, (uint32_t) deadline);
         (void) accel_interp_options_set_inline_tensors(o, inline_tensors);
-        if (accel_model_create_from_file(path, &model) < 0 || accel_interp_create(model, o, &it) < 0 ||
-            accel_interp_allocate_tensors(it) < 0) {
+        if (token)
+                (void) accel_interp_options_set_cache_token(o, token, strlen(token));
+        if (!path) {
+                /* NNAPI prepareModelFromCache: the token alone. */
+                if (accel_interp_create_from_cache(o, &it) < 0 || accel_interp_allocate_tensors(it) < 0) {
+                        fprintf(stderr, "accelctl run: cache token '%s': %s\n", token, accel_last_error());
+                        return 1;
+                }
+                path = "(from cache)";
+        } else if (accel_model_create_from_file(path, &model) < 0 || accel_interp_create(model, o, &it) < 0 ||
+                   accel_interp_allocate_tensors(it) < 0) {
                 fprintf(stderr, "accelctl run: %s: %s\n", path, accel_last_error());
                 return 1;
         }
@@ -342,6 +361,11 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
 
                 json_object_object_add(root, "model", json_object_new_string(path));
                 json_object_object_add(root, "shared", json_object_new_boolean(accel_interp_shared(it)));
+                if (token) {
+                        json_object_object_add(root, "from_cache", json_object_new_boolean(accel_interp_from_cache(it)));
+                        json_object_object_add(root, "cache_written",
+                                               json_object_new_boolean(accel_interp_cache_written(it)));
+                }
                 json_object_object_add(root, "compile_us", json_object_new_int64((int64_t) accel_interp_compile_us(it)));
                 for (size_t k = 0; k < np && k < 64; k++) {
                         json_object *p = json_object_new_object();
@@ -397,6 +421,9 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
 
         printf("model %s: %s instance, compile %" PRIu64 " us\n", path,
                accel_interp_shared(it) ? "shared" : "new", accel_interp_compile_us(it));
+        if (token)
+                printf("cache: %s\n", accel_interp_from_cache(it) ? "prepared from the cache entry"
+                                       : accel_interp_cache_written(it) ? "entry written" : "entry not written");
         {
                 const char *drv[64];
                 int32_t nodes[64];

@@ -14,7 +14,8 @@
 #include "accel-internal.h"
 #include "cleanup.h"
 
-#define TENSOR_ALIGN 64u
+#define TENSOR_ALIGN 64u   /* RT_BUFFER_ALIGN */
+#define TENSOR_SLACK 16u   /* RT_BUFFER_SLACK: XNNPACK reads up to 16 bytes past an input */
 #define MAX_RANK 8
 
 struct accel_model {
@@ -33,6 +34,8 @@ struct accel_interp_options {
         uint32_t deadline_ms;
         char *socket;
         bool inline_tensors;
+        uint8_t *cache_token;   /* NULL: none */
+        size_t cache_token_size;
 };
 
 struct accel_tensor {
@@ -51,6 +54,7 @@ struct accel_interp {
         accel_client_t *c;
         uint64_t handle;
         bool shared;
+        bool from_cache, cache_written;
         uint64_t compile_us;
         accel_tensor_t *inputs, *outputs;
         int32_t n_inputs, n_outputs;
@@ -66,6 +70,7 @@ struct accel_interp {
         int priority;
         uint32_t deadline_ms;
         uint64_t queue_us, compute_us, total_us;
+        bool zero_copy;
 };
 
 static int oom(void) {
@@ -152,6 +157,7 @@ accel_interp_options_t *accel_interp_options_delete(accel_interp_options_t *o) {
         free(o->compute_settings);
         free(o->delegate);
         free(o->socket);
+        free(o->cache_token);
         free(o);
         return NULL;
 }
@@ -218,6 +224,21 @@ int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enab
         if (!o)
                 return -EINVAL;
         o->inline_tensors = enable;
+        return 0;
+}
+
+int accel_interp_options_set_cache_token(accel_interp_options_t *o, const void *token, size_t size) {
+        uint8_t *n = NULL;
+
+        if (!o || (size && !token) || size > ACCEL_CACHE_TOKEN_MAX)
+                return -EINVAL;
+        if (size && !(n = malloc(size)))
+                return -ENOMEM;
+        if (size)
+                memcpy(n, token, size);
+        free(o->cache_token);
+        o->cache_token = n;
+        o->cache_token_size = size;
         return 0;
 }
 
@@ -293,7 +314,9 @@ static void buffer_drop(accel_interp_t *it) {
         it->allocated = false;
 }
 
-int accel_interp_create(const accel_model_t *model, const accel_interp_options_t *options, accel_interp_t **ret) {
+/* PrepareModel with `model`, or from the options' cache token alone when
+ * model is NULL. */
+static int interp_prepare(const accel_model_t *model, const accel_interp_options_t *options, accel_interp_t **ret) {
         Acceld__Request req = ACCELD__REQUEST__INIT;
         Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
         Acceld__Response *resp;
@@ -302,9 +325,6 @@ int accel_interp_create(const accel_model_t *model, const accel_interp_options_t
         accel_interp_t *it;
         int r;
 
-        accel__error_clear();
-        if (!model || !ret)
-                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_create: invalid argument");
         it = calloc(1, sizeof(*it));
         if (!it)
                 return oom();
@@ -333,7 +353,18 @@ int accel_interp_create(const accel_model_t *model, const accel_interp_options_t
                 p.has_priority = 1;
                 p.priority = (Acceld__Priority) it->priority;
         }
-        if (model->fd >= 0) {
+        if (options && options->cache_token) {
+                p.has_cache_token = 1;
+                p.cache_token.data = options->cache_token;
+                p.cache_token.len = options->cache_token_size;
+        }
+        if (!model) {
+                /* From the cache: the entry's own settings apply. */
+                p.settings_json = NULL;
+                if (p.compute_settings)
+                        tflite__proto__compute_settings__free_unpacked(p.compute_settings, NULL);
+                p.compute_settings = NULL;
+        } else if (model->fd >= 0) {
                 p.has_model_fd = 1;
                 p.model_fd = 0;
         } else {
@@ -343,8 +374,8 @@ int accel_interp_create(const accel_model_t *model, const accel_interp_options_t
         }
         req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
         req.prepare_model = &p;
-        r = accel__transact_fds(it->c, &req, model->fd >= 0 ? &model->fd : NULL, model->fd >= 0 ? 1 : 0,
-                                ACCELD__RESPONSE__BODY_PREPARE_MODEL, &resp);
+        r = accel__transact_fds(it->c, &req, model && model->fd >= 0 ? &model->fd : NULL,
+                                model && model->fd >= 0 ? 1 : 0, ACCELD__RESPONSE__BODY_PREPARE_MODEL, &resp);
         if (p.compute_settings)
                 tflite__proto__compute_settings__free_unpacked(p.compute_settings, NULL);
         if (r < 0) {
@@ -354,6 +385,8 @@ int accel_interp_create(const accel_model_t *model, const accel_interp_options_t
         pm = resp->prepare_model;
         it->handle = pm->handle;
         it->shared = pm->shared;
+        it->from_cache = pm->from_cache;
+        it->cache_written = pm->cache_written;
         it->compile_us = pm->compile_us;
         it->n_inputs = (int32_t) pm->n_inputs;
         it->n_outputs = (int32_t) pm->n_outputs;
@@ -380,6 +413,29 @@ int accel_interp_create(const accel_model_t *model, const accel_interp_options_t
         }
         *ret = it;
         return 0;
+}
+
+int accel_interp_create(const accel_model_t *model, const accel_interp_options_t *options, accel_interp_t **ret) {
+        accel__error_clear();
+        if (!model || !ret)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_create: invalid argument");
+        return interp_prepare(model, options, ret);
+}
+
+int accel_interp_create_from_cache(const accel_interp_options_t *options, accel_interp_t **ret) {
+        accel__error_clear();
+        if (!options || !options->cache_token || !ret)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE,
+                                    "accel_interp_create_from_cache: the options need a cache token");
+        return interp_prepare(NULL, options, ret);
+}
+
+bool accel_interp_from_cache(const accel_interp_t *it) {
+        return it && it->from_cache;
+}
+
+bool accel_interp_cache_written(const accel_interp_t *it) {
+        return it && it->cache_written;
 }
 
 accel_interp_t *accel_interp_delete(accel_interp_t *it) {
@@ -442,6 +498,10 @@ void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us, 
                 *ret_compute_us = it ? it->compute_us : 0;
         if (ret_total_us)
                 *ret_total_us = it ? it->total_us : 0;
+}
+
+bool accel_interp_last_zero_copy(const accel_interp_t *it) {
+        return it && it->zero_copy;
 }
 
 int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims, int32_t rank) {
@@ -520,13 +580,16 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
                 it->allocated = true;
                 return 0;
         }
+        /* 64-byte aligned offsets, and TENSOR_SLACK readable bytes after
+         * each input: what the daemon needs to run on the regions directly
+         * (zero-copy; docs/architecture.md "Serving"). */
         for (int32_t k = 0; k < it->n_inputs; k++) {
                 it->inputs[k].offset = total;
-                total = align_up(total + it->inputs[k].bytes, TENSOR_ALIGN);
+                total = align_up(total + it->inputs[k].bytes + TENSOR_SLACK, TENSOR_ALIGN);
         }
         for (int32_t k = 0; k < it->n_outputs; k++) {
                 it->outputs[k].offset = total;
-                total = align_up(total + it->outputs[k].bytes, TENSOR_ALIGN);
+                total = align_up(total + it->outputs[k].bytes + TENSOR_SLACK, TENSOR_ALIGN);
         }
         total = align_up(total ? total : 1, page);
         it->memfd = memfd_create("accel-tensors", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -629,6 +692,7 @@ int accel_interp_invoke(accel_interp_t *it) {
         x = resp->execute;
         it->queue_us = x->queue_us;
         it->compute_us = x->compute_us;
+        it->zero_copy = x->has_zero_copy && x->zero_copy;
         if (it->inline_tensors) {
                 for (int32_t k = 0; k < it->n_outputs && (size_t) k < x->n_outputs; k++) {
                         size_t n = x->outputs[k]->data.len;

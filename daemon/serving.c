@@ -22,6 +22,8 @@
 #include "log.h"
 #include "serving.h"
 #include "bench.h"
+#include "bench-settings.h"
+#include "cache.h"
 #include "storage.h"
 #include "driver.h"
 
@@ -64,6 +66,7 @@ typedef struct job_tensor {
         serving_buffer_t *buffer;       /* referenced */
         uint8_t *inline_out;            /* malloc'ed inline output */
         size_t inline_len;
+        bool bound;                     /* zero-copy: the interpreter runs on the region */
         int32_t rank;
         int32_t dims[RT_MAX_RANK];
 } job_tensor_t;
@@ -83,6 +86,12 @@ struct serving_job {
         int preference;                 /* tflite.proto.ExecutionPreference */
         int priority;
         bool shared;
+        /* Compilation cache: the uid-scoped key of the request's token
+         * ("" without one); from_cache: no model was sent. */
+        char cache_key[DAEMON_CACHE_KEY_SIZE];
+        char cache_sha256[STORE_SHA256_HEX_SIZE];
+        bool from_cache;
+        bool cache_written;
         /* Execute, ResizeInputs: the input shapes to run with. */
         int32_t (*shapes)[RT_MAX_RANK];
         int32_t *ranks;
@@ -98,6 +107,7 @@ struct serving_job {
         job_tensor_t *inputs, *outputs;
         size_t n_inputs, n_outputs;
         bool outputs_inline;
+        bool zero_copy;                 /* every input and output was bound */
         char err[1024];
 };
 
@@ -684,7 +694,31 @@ static void prepare_run(daemon_job_t *job) {
         daemon_instance_t *inst = NULL;
         int r;
 
-        if (j->default_settings) {
+        if (j->from_cache) {
+                /* NNAPI prepareModelFromCache: the verified record names
+                 * the stored model and the settings to prepare with. */
+                daemon_cache_record_t rec = { 0 };
+                rt_settings_t s;
+
+                r = daemon_cache_load(j->cache_key, &rec, j->err, sizeof(j->err));
+                if (r == 0) {
+                        r = bench_settings_from_bytes(rec.settings, rec.settings_size, &s);
+                        if (r == 0) {
+                                rt_settings_done(&j->settings);
+                                j->settings = s;
+                        } else
+                                (void) snprintf(j->err, sizeof(j->err), "the cached settings do not decode");
+                        memcpy(j->cache_sha256, rec.model_sha256, sizeof(j->cache_sha256));
+                        j->src.sha256 = j->cache_sha256;
+                        daemon_cache_record_done(&rec);
+                }
+                if (r < 0) {
+                        /* A tampered or stale entry is gone now: NOT_FOUND
+                         * tells the client to prepare with the model. */
+                        job->result = r == -EBADMSG || r == -ESTALE ? -ENOENT : r;
+                        return;
+                }
+        } else if (j->default_settings) {
                 /* Issue 6: the best settings benchmarks found for this model
                  * and preference replace the daemon's default choice. */
                 r = daemon_bench_apply_decision(&j->src, j->preference, &j->settings);
@@ -756,6 +790,16 @@ static void prepare_run(daemon_job_t *job) {
                                 log_warning("cannot store model %s: %s", m->sha256, strerror(-k));
                 }
         }
+        if (r == 0 && j->cache_key[0] && !j->from_cache) {
+                /* Caching never fails the prepare (NNAPI): the reply says
+                 * whether the entry was written. */
+                char why[512] = "";
+                int k = daemon_cache_write(j->cache_key, inst, why, sizeof(why));
+
+                j->cache_written = k == 0;
+                if (k < 0 && k != -ENODEV)
+                        log_warning("model %s: %s", inst->model->sha256, why[0] ? why : strerror(-k));
+        }
         job->result = r;
         if (r == 0)
                 j->instance = inst;
@@ -801,6 +845,10 @@ static void prepare_done(daemon_job_t *job, int r) {
         out->compile_us = j->shared ? 0 : inst->compile_us;
         out->sha256 = inst->model->sha256;
         out->settings_key = inst->settings_key;
+        out->has_from_cache = 1;
+        out->from_cache = j->from_cache;
+        out->has_cache_written = 1;
+        out->cache_written = j->cache_written;
         out->inputs = tensor_infos(rq, inst->inputs, inst->n_inputs);
         out->n_inputs = (size_t) inst->n_inputs;
         out->outputs = tensor_infos(rq, inst->outputs, inst->n_outputs);
@@ -844,7 +892,14 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 return -ENOMEM;
         sources = (in->has_model ? 1 : 0) + (in->has_model_fd ? 1 : 0) + (in->sha256 && in->sha256[0] ? 1 : 0) +
                   (in->name && in->name[0] && !in->has_model && !in->has_model_fd ? 1 : 0);
-        if (sources != 1)
+        if (in->has_cache_token && (in->cache_token.len == 0 || in->cache_token.len > DAEMON_CACHE_TOKEN_MAX))
+                return daemon_request_errorf(rq, -EINVAL, "cache_token must be 1..%d bytes (got %zu)",
+                                             DAEMON_CACHE_TOKEN_MAX, in->cache_token.len);
+        if (sources == 0 && !in->has_cache_token)
+                return daemon_request_errorf(rq, -EINVAL,
+                                             "PrepareModel needs one of model, model_fd, sha256 or name, "
+                                             "or a cache_token alone");
+        if (sources > 1)
                 return daemon_request_errorf(rq, -EINVAL,
                                              "PrepareModel needs exactly one of model, model_fd, sha256 or name "
                                              "(got %d)", sources);
@@ -876,6 +931,19 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                               !(in->compute_settings && in->compute_settings->tflite_settings);
         j->preference = in->has_preference ? (int) in->preference : 0;
         j->src.fd = -1;
+        if (in->has_cache_token) {
+                /* Scoped to the peer's uid: a token never matches another
+                 * user's entry. */
+                r = daemon_cache_key(ss->usage->uid, in->cache_token.data, in->cache_token.len, j->cache_key,
+                                     sizeof(j->cache_key));
+                if (r < 0) {
+                        job_free(j);
+                        return daemon_request_errorf(rq, r, "cache_token is not usable");
+                }
+                j->from_cache = sources == 0;
+                if (j->from_cache)
+                        j->default_settings = false;
+        }
         if (in->has_model) {
                 j->src.bytes = in->model.data;
                 j->src.size = in->model.len;
@@ -979,6 +1047,87 @@ static int job_shapes_from(serving_job_t *j, const daemon_tensor_info_t *infos, 
         return 0;
 }
 
+/*
+ * Zero-copy: a buffer region the interpreter may run on directly (bound with
+ * rt_interp_set_tensor_buffer() for one invoke, on the interpreter this job
+ * acquired, so no other execution sees the binding). Conditions: a region
+ * (not inline data) whose address in the daemon's mapping is RT_BUFFER_ALIGN
+ * aligned, with the mapping extending to rt_interp_tensor_buffer_bytes()
+ * (inputs: RT_BUFFER_SLACK bytes past the region, read and ignored);
+ * a value-only type (float32/16, int8/16, uint8), so a client writing the
+ * region during the invoke can only change the results, never indices or
+ * sizes a kernel trusts; a static shape; and for an output, a region that
+ * overlaps no other region of the request. Anything else is copied.
+ */
+static bool zc_type_ok(rt_type_t type) {
+        return type == RT_TYPE_FLOAT32 || type == RT_TYPE_FLOAT16 || type == RT_TYPE_INT8 || type == RT_TYPE_UINT8 ||
+               type == RT_TYPE_INT16;
+}
+
+static bool zc_overlap(const job_tensor_t *a, const uint8_t *pa, const job_tensor_t *b, const uint8_t *pb) {
+        return a != b && b->buffer && pa < pb + b->len && pb < pa + a->len;
+}
+
+/* Output k's region overlaps no other region of the job. */
+static bool zc_output_alone(const serving_job_t *j, size_t k) {
+        const job_tensor_t *o = &j->outputs[k];
+
+        for (size_t i = 0; i < j->n_inputs; i++)
+                if (zc_overlap(o, o->out, &j->inputs[i], j->inputs[i].in))
+                        return false;
+        for (size_t i = 0; i < j->n_outputs; i++)
+                if (zc_overlap(o, o->out, &j->outputs[i], j->outputs[i].out))
+                        return false;
+        return true;
+}
+
+static void zc_bind(rt_interp_t *it, rt_io_t io, int32_t k, job_tensor_t *jt, const uint8_t *p) {
+        const rt_tensor_t *t = io == RT_IO_INPUT ? rt_interp_input_tensor(it, k) : rt_interp_output_tensor(it, k);
+        size_t bytes, avail, need;
+
+        if (!t || !jt->buffer || !p || !zc_type_ok(t->type) || t->alloc == RT_ALLOC_DYNAMIC ||
+            (uintptr_t) p % RT_BUFFER_ALIGN != 0)
+                return;
+        bytes = rt_tensor_count(t) * rt_type_size(t->type);
+        if (io == RT_IO_INPUT ? bytes != jt->len : bytes > jt->len)
+                return;
+        avail = jt->buffer->size - (size_t) (p - jt->buffer->map);
+        need = rt_interp_tensor_buffer_bytes(it, io, k);
+        if (need == 0 || avail < need)
+                return;
+        jt->bound = rt_interp_set_tensor_buffer(it, io, k, (void *) p, avail) == 0;
+}
+
+/* Bind what qualifies; true when every input and output is bound. */
+static bool zc_bind_all(rt_interp_t *it, serving_job_t *j) {
+        bool all = true;
+
+        for (size_t k = 0; k < j->n_inputs; k++) {
+                zc_bind(it, RT_IO_INPUT, (int32_t) k, &j->inputs[k], j->inputs[k].buffer ? j->inputs[k].in : NULL);
+                all &= j->inputs[k].bound;
+        }
+        for (size_t k = 0; k < j->n_outputs; k++) {
+                if (j->outputs[k].out && zc_output_alone(j, k))
+                        zc_bind(it, RT_IO_OUTPUT, (int32_t) k, &j->outputs[k], j->outputs[k].out);
+                all &= j->outputs[k].bound;
+        }
+        return all;
+}
+
+/* Back to the arena (the slots stayed reserved: no allocate needed). */
+static void zc_unbind_all(rt_interp_t *it, serving_job_t *j) {
+        for (size_t k = 0; k < j->n_inputs; k++)
+                if (j->inputs[k].bound) {
+                        (void) rt_interp_set_tensor_buffer(it, RT_IO_INPUT, (int32_t) k, NULL, 0);
+                        j->inputs[k].bound = false;
+                }
+        for (size_t k = 0; k < j->n_outputs; k++)
+                if (j->outputs[k].bound) {
+                        (void) rt_interp_set_tensor_buffer(it, RT_IO_OUTPUT, (int32_t) k, NULL, 0);
+                        j->outputs[k].bound = false;
+                }
+}
+
 static void execute_run(daemon_job_t *job) {
         serving_job_t *j = job->data;
         rt_interp_t *it = NULL;
@@ -992,7 +1141,10 @@ static void execute_run(daemon_job_t *job) {
         r = interp_shape(it, j);
         if (r < 0)
                 goto out;
+        j->zero_copy = zc_bind_all(it, j);
         for (size_t k = 0; k < j->n_inputs; k++) {
+                if (j->inputs[k].bound)
+                        continue;
                 r = rt_interp_copy_in(it, (int32_t) k, j->inputs[k].in, j->inputs[k].len);
                 if (r < 0) {
                         (void) snprintf(j->err, sizeof(j->err), "input %zu: %s", k, rt_interp_last_error(it));
@@ -1019,6 +1171,8 @@ static void execute_run(daemon_job_t *job) {
                                 r = -ENOBUFS;
                                 goto out;
                         }
+                        if (o->bound)
+                                continue;  /* the invoke wrote the region */
                         dst = o->out;
                 } else {
                         o->inline_out = malloc(bytes ? bytes : 1);
@@ -1036,6 +1190,7 @@ static void execute_run(daemon_job_t *job) {
                 }
         }
 out:
+        zc_unbind_all(it, j);
         daemon_instance_release(j->instance, it);
         job->result = r;
 }
@@ -1060,6 +1215,8 @@ static void execute_done(daemon_job_t *job, int r) {
         out->queue_us = (job->started_ns - rq->received_ns) / 1000;
         out->has_compute_us = 1;
         out->compute_us = (job->finished_ns - job->started_ns) / 1000;
+        out->has_zero_copy = 1;
+        out->zero_copy = j->zero_copy;
         out->output_shapes = daemon_request_alloc(rq, sizeof(void *) * (j->n_outputs + 1));
         Acceld__TensorShape *shapes = daemon_request_alloc(rq, sizeof(*shapes) * (j->n_outputs + 1));
         int32_t *dims = daemon_request_alloc(rq, sizeof(int32_t) * RT_MAX_RANK * (j->n_outputs + 1));

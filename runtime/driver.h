@@ -70,7 +70,10 @@ typedef struct rt_driver_graph {
  * One prepared group of nodes. inputs/outputs are the graph tensor indices
  * crossing the group's boundary (non-constant inputs; outputs read outside
  * the group or graph outputs); at execute, their data pointers in
- * graph->tensors are valid (they live in the executor's arena).
+ * graph->tensors are valid (they live in the executor's arena, or in caller
+ * memory bound with rt_interp_set_tensor_buffer(): RT_BUFFER_ALIGN-aligned,
+ * with RT_BUFFER_SLACK readable bytes past inputs). A pointer may change
+ * between executes.
  */
 typedef struct rt_driver_group {
         const int32_t *nodes;

@@ -9,6 +9,9 @@
 #include "arena.h"
 #include "executor.h"
 
+#define RT__STR2(x) #x
+#define RT__STR(x) RT__STR2(x)
+
 typedef enum phase {
         PHASE_IDLE,
         PHASE_PREPARE,
@@ -116,7 +119,9 @@ static int ctx_resize(rt_context_t *ctx, int32_t index, int32_t rank, const int3
                         t->data = m->heap;
                         t->alloc = RT_ALLOC_DYNAMIC;
                 } else {
-                        size_t cap = t->is_variable ? m->heap_bytes : (m->in_arena ? m->arena_bytes : 0);
+                        size_t cap = t->is_variable ? m->heap_bytes
+                                     : m->custom     ? m->custom_bytes
+                                     : (m->in_arena ? m->arena_bytes : 0);
                         if (bytes > cap) {
                                 snprintf(e->kerr, sizeof(e->kerr),
                                          "tensor %d '%s' grows from %zu to %zu bytes during invoke; a kernel "
@@ -615,7 +620,7 @@ static int arena_place(rt_exec_t *e) {
                 rt_tensor_t *t = &g->tensors[i];
                 rt_tensor_meta_t *m = &g->meta[i];
                 m->in_arena = false;
-                if (!m->used || t->alloc == RT_ALLOC_CONST || t->is_variable || is_heap(m))
+                if (!m->used || t->alloc == RT_ALLOC_CONST || t->is_variable || is_heap(m) || m->custom)
                         continue;
                 bool overflow = false;
                 size_t bytes = rt_graph_tensor_bytes(t, &overflow);
@@ -701,6 +706,19 @@ static int heap_place(rt_exec_t *e) {
                         variable_reset(t);
                         continue;
                 }
+                if (m->custom) {
+                        size_t need = rt_exec_tensor_buffer_bytes(e, i);
+                        if (is_heap(m) || need > m->custom_bytes) {
+                                fail(e, "tensor %d '%s': its caller buffer %s", i, t->name,
+                                     is_heap(m) ? "cannot hold a dynamic tensor"
+                                                : "is too small for its new shape");
+                                return -EINVAL;
+                        }
+                        t->data = m->custom;
+                        t->bytes = rt_graph_tensor_bytes(t, NULL);
+                        t->alloc = RT_ALLOC_ARENA;
+                        continue;
+                }
                 if (!is_heap(m)) {
                         if (!m->in_arena) {
                                 t->data = NULL;
@@ -750,6 +768,89 @@ int rt_exec_allocate(rt_exec_t *e) {
         if (k < 0)
                 return k;
         e->allocated = true;
+        return 0;
+}
+
+/* ---- caller buffers ---- */
+
+static bool tensor_read_by_plan(const rt_graph_t *g, int32_t tensor) {
+        if (g->meta[tensor].graph_input)
+                return true;
+        for (int32_t pos = 0; pos < g->n_plan; pos++) {
+                const rt_node_t *n = &g->nodes[g->plan[pos]];
+                for (int32_t k = 0; k < n->n_inputs; k++)
+                        if (n->inputs[k] == tensor)
+                                return true;
+        }
+        return false;
+}
+
+size_t rt_exec_tensor_buffer_bytes(const rt_exec_t *e, int32_t tensor) {
+        if (!e || tensor < 0 || tensor >= e->graph.n_tensors)
+                return 0;
+        const rt_graph_t *g = &e->graph;
+        size_t bytes = rt_graph_tensor_bytes(&g->tensors[tensor], NULL);
+        return bytes + (tensor_read_by_plan(g, tensor) ? RT_BUFFER_SLACK : 0);
+}
+
+int rt_exec_set_tensor_buffer(rt_exec_t *e, int32_t tensor, void *data, size_t size) {
+        if (!e)
+                return -EINVAL;
+        rt_graph_t *g = &e->graph;
+        e->err[0] = 0;
+        if (tensor < 0 || tensor >= g->n_tensors) {
+                fail(e, "tensor %d out of range (%d tensors)", tensor, g->n_tensors);
+                return -EINVAL;
+        }
+        rt_tensor_t *t = &g->tensors[tensor];
+        rt_tensor_meta_t *m = &g->meta[tensor];
+        if (!data) {
+                if (!m->custom)
+                        return 0;
+                m->custom = NULL;
+                m->custom_bytes = 0;
+                if (!e->allocated)
+                        return 0;
+                if (m->in_arena) {
+                        t->data = e->arena + m->arena_offset;
+                        t->bytes = rt_graph_tensor_bytes(t, NULL);
+                } else {
+                        /* It left the arena at the last allocate. */
+                        t->data = NULL;
+                        t->bytes = 0;
+                        t->alloc = RT_ALLOC_NONE;
+                        e->allocated = false;
+                }
+                return 0;
+        }
+        if (t->alloc == RT_ALLOC_CONST || t->is_variable || t->type == RT_TYPE_STRING ||
+            (e->allocated && is_heap(m))) {
+                fail(e, "tensor %d '%s' is %s and cannot use a caller buffer", tensor, t->name,
+                     t->alloc == RT_ALLOC_CONST ? "constant"
+                     : t->is_variable          ? "a variable"
+                     : t->type == RT_TYPE_STRING ? "a string tensor"
+                                                 : "dynamic (sized at invoke)");
+                return -EINVAL;
+        }
+        if ((uintptr_t) data % RT_BUFFER_ALIGN != 0) {
+                fail(e, "tensor %d '%s': buffer %p is not %d-byte aligned", tensor, t->name, data,
+                     RT_BUFFER_ALIGN);
+                return -EINVAL;
+        }
+        size_t need = rt_exec_tensor_buffer_bytes(e, tensor);
+        if (size < need) {
+                fail(e, "tensor %d '%s': buffer of %zu bytes is too small, needs %zu (%zu of data%s)", tensor,
+                     t->name, size, need, rt_graph_tensor_bytes(t, NULL),
+                     need > rt_graph_tensor_bytes(t, NULL) ? " and " RT__STR(RT_BUFFER_SLACK) " of read slack" : "");
+                return -EINVAL;
+        }
+        m->custom = data;
+        m->custom_bytes = size;
+        if (e->allocated) {
+                t->data = data;
+                t->bytes = rt_graph_tensor_bytes(t, NULL);
+                t->alloc = RT_ALLOC_ARENA;
+        }
         return 0;
 }
 

@@ -142,6 +142,23 @@ int rt_exec_resize_tensor(rt_exec_t *e, int32_t tensor, int32_t rank, const int3
  */
 int rt_exec_allocate(rt_exec_t *e);
 
+/*
+ * Bind graph tensor `tensor` to caller memory `data` of `size` bytes (see
+ * rt_interp_set_tensor_buffer() for the rules, checked here: RT_BUFFER_ALIGN
+ * alignment, the tensor's bytes plus RT_BUFFER_SLACK when a node of the plan
+ * reads it, no constant, variable, string or dynamic tensor). After an
+ * allocate the binding takes effect at once (the tensor's arena slot stays
+ * reserved and unused); at the next allocate the tensor leaves the arena.
+ * data NULL unbinds: a tensor with an arena slot gets it back at once, one
+ * without needs rt_exec_allocate() again. 0 or -EINVAL with a message.
+ */
+int rt_exec_set_tensor_buffer(rt_exec_t *e, int32_t tensor, void *data, size_t size);
+
+/* The minimum size of a buffer for tensor `tensor` with its current shape
+ * (bytes, plus RT_BUFFER_SLACK when a node of the plan reads it); 0 for a
+ * bad index. */
+size_t rt_exec_tensor_buffer_bytes(const rt_exec_t *e, int32_t tensor);
+
 /* True until rt_exec_allocate() has succeeded after the last resize. */
 bool rt_exec_needs_allocate(const rt_exec_t *e);
 

@@ -40,6 +40,10 @@ typedef struct rt_tensor_meta {
         size_t arena_offset;
         size_t arena_bytes; /* planned size of its arena slot */
         bool in_arena;
+        /* Caller memory bound with rt_exec_set_tensor_buffer() (NULL: none).
+         * Such a tensor is left out of the arena at the next allocate. */
+        void *custom;
+        size_t custom_bytes;
         rt_quant_t quant; /* the interpreter's copy (axis sanitised) */
 } rt_tensor_meta_t;
 

@@ -882,6 +882,35 @@ const void *rt_interp_output_data(const rt_interp_t *it, int32_t i) {
         return t->data;
 }
 
+static int32_t io_index(const rt_interp_t *it, rt_io_t io, int32_t i) {
+        return io == RT_IO_INPUT ? input_index(it, i) : io == RT_IO_OUTPUT ? output_index(it, i) : -1;
+}
+
+int rt_interp_set_tensor_buffer(rt_interp_t *it, rt_io_t io, int32_t i, void *data, size_t size) {
+        if (!it)
+                return -EINVAL;
+        const char *what = io == RT_IO_INPUT ? "input" : "output";
+        int32_t t = io_index(it, io, i);
+        if (t < 0)
+                return interp_fail(it, -EINVAL, "%s %d out of range (%d %ss)", what, i,
+                                   io == RT_IO_INPUT ? rt_interp_input_count(it) : rt_interp_output_count(it),
+                                   what);
+        const rt_tensor_meta_t *m = &graph(it)->meta[t];
+        if (data && m->graph_input && m->graph_output)
+                return interp_fail(it, -EINVAL,
+                                   "%s %d '%s' is both a graph input and a graph output and cannot use a caller buffer",
+                                   what, i, graph(it)->tensors[t].name);
+        int r = rt_exec_set_tensor_buffer(it->exec, t, data, size);
+        if (r < 0)
+                return interp_fail(it, r, "%s %d: %s", what, i, rt_exec_error(it->exec));
+        return 0;
+}
+
+size_t rt_interp_tensor_buffer_bytes(const rt_interp_t *it, rt_io_t io, int32_t i) {
+        int32_t t = io_index(it, io, i);
+        return t < 0 ? 0 : rt_exec_tensor_buffer_bytes(it->exec, t);
+}
+
 int rt_interp_invoke(rt_interp_t *it) {
         if (!it)
                 return -EINVAL;

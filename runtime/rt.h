@@ -183,6 +183,54 @@ int rt_interp_copy_out(const rt_interp_t *it, int32_t i, void *data, size_t size
 void *rt_interp_input_data(rt_interp_t *it, int32_t i);
 const void *rt_interp_output_data(const rt_interp_t *it, int32_t i);
 
+/* ---- caller buffers (zero-copy inputs and outputs) ---- */
+
+/* Alignment every caller buffer must have (the arena's; enough for every
+ * kernel and for XNNPACK). */
+#define RT_BUFFER_ALIGN 64
+/* Bytes a caller buffer needs past the tensor's end when a node reads the
+ * tensor: XNNPACK may read up to XNN_EXTRA_BYTES (16) past an input. */
+#define RT_BUFFER_SLACK 16
+
+/* Which side of the graph an index counts. */
+typedef enum rt_io {
+        RT_IO_INPUT,
+        RT_IO_OUTPUT,
+        _RT_IO_MAX,
+} rt_io_t;
+
+/*
+ * Make graph input (RT_IO_INPUT) or output (RT_IO_OUTPUT) `i` use caller
+ * memory `data` of `size` bytes instead of the arena, like TFLite's
+ * SetCustomAllocationForTensor. Kernels and delegated partitions (XNNPACK
+ * runs directly on the pointer; a changed pointer re-runs its cheap
+ * xnn_setup_runtime) read inputs from and write outputs to `data`;
+ * rt_interp_copy_in/out and rt_interp_input/output_data() use it too.
+ *
+ * Requirements (else -EINVAL with a message): `data` RT_BUFFER_ALIGN-aligned;
+ * size >= rt_interp_tensor_buffer_bytes() (the tensor's bytes, plus
+ * RT_BUFFER_SLACK readable bytes for inputs and for outputs that a later node
+ * reads; the slack is read, never written, and does not affect results);
+ * not a string, constant, variable or dynamic (sized at invoke) tensor; not
+ * a tensor that is both a graph input and a graph output.
+ *
+ * Called after rt_interp_allocate_tensors() it takes effect at once (the
+ * tensor's arena slot stays reserved, so switching pointers between invokes
+ * costs nothing). A tensor still bound at the next allocate leaves the arena
+ * (its graph-long slot is not planned); allocate fails with -EINVAL when the
+ * new shape no longer fits the buffer or the tensor became dynamic.
+ * data NULL (size ignored) resets the tensor to the arena: at once when it
+ * has a slot, else rt_interp_allocate_tensors() is needed again (as after a
+ * resize). The memory is borrowed: it must stay valid and must not be
+ * touched by others while an invoke runs, until reset or rt_interp_free().
+ * 0 or -EINVAL.
+ */
+int rt_interp_set_tensor_buffer(rt_interp_t *it, rt_io_t io, int32_t i, void *data, size_t size);
+
+/* The minimum `size` rt_interp_set_tensor_buffer() accepts for input or
+ * output i with its current shape; 0 when out of range. */
+size_t rt_interp_tensor_buffer_bytes(const rt_interp_t *it, rt_io_t io, int32_t i);
+
 /* Run the graph once. 0, -EINVAL if tensors are not allocated, or the first
  * failing kernel's error (message names the node). */
 int rt_interp_invoke(rt_interp_t *it);

@@ -247,11 +247,37 @@ ACCEL_EXPORT int accel_interp_options_set_socket(accel_interp_options_t *o, cons
 /* Send tensors inline in the frames instead of shared memory. */
 ACCEL_EXPORT int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enable);
 
+/* Longest compilation-cache token (bytes). */
+#define ACCEL_CACHE_TOKEN_MAX 64
+/*
+ * An NNAPI-style compilation-cache token (1..ACCEL_CACHE_TOKEN_MAX opaque
+ * bytes, copied; size 0 clears it). acceld scopes it to the caller's uid.
+ * With accel_interp_create() acceld records a cache entry for the token
+ * after compiling (see accel_interp_cache_written()); with
+ * accel_interp_create_from_cache() it prepares from that entry without the
+ * model. -EINVAL (too long, or NULL token with size > 0), -ENOMEM.
+ */
+ACCEL_EXPORT int accel_interp_options_set_cache_token(accel_interp_options_t *o, const void *token,
+                                                      size_t size);
+
 /* Connect, prepare `model` (borrowed until this returns) and describe its
  * tensors. 0 or -errno (the daemon's status in accel_last_status()). */
 ACCEL_EXPORT int accel_interp_create(const accel_model_t *model, const accel_interp_options_t *options,
                                      accel_interp_t **ret);
 ACCEL_EXPORT accel_interp_t *accel_interp_delete(accel_interp_t *it);
+/*
+ * NNAPI prepareModelFromCache: connect and prepare from the cache entry of
+ * the options' cache token (required), with the settings recorded in it
+ * (the options' settings are not sent). Returns 0, -EINVAL (no token), or
+ * -errno from acceld: -ENOENT (ACCEL_STATUS_NOT_FOUND) when there is no
+ * usable entry (none, or a tampered or stale one that acceld removed;
+ * accel_last_error() says which): prepare with the model to rebuild it.
+ */
+ACCEL_EXPORT int accel_interp_create_from_cache(const accel_interp_options_t *options, accel_interp_t **ret);
+/* Whether the interpreter was prepared from a cache token alone, and
+ * whether acceld recorded a cache entry for the options' token. */
+ACCEL_EXPORT bool accel_interp_from_cache(const accel_interp_t *it);
+ACCEL_EXPORT bool accel_interp_cache_written(const accel_interp_t *it);
 
 ACCEL_EXPORT int32_t accel_interp_input_count(const accel_interp_t *it);
 ACCEL_EXPORT int32_t accel_interp_output_count(const accel_interp_t *it);
@@ -270,6 +296,11 @@ ACCEL_EXPORT int accel_interp_invoke(accel_interp_t *it);
  * the whole round trip as the client saw it (microseconds). */
 ACCEL_EXPORT void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us,
                                            uint64_t *ret_compute_us, uint64_t *ret_total_us);
+/* Whether acceld ran the last invoke directly on the shared-memory tensors
+ * (zero-copy; regions from accel_interp_allocate_tensors() qualify) rather
+ * than copying them in and out. false before the first invoke and with
+ * inline tensors. */
+ACCEL_EXPORT bool accel_interp_last_zero_copy(const accel_interp_t *it);
 /* Whether acceld reused an already compiled instance, its compile time. */
 ACCEL_EXPORT bool accel_interp_shared(const accel_interp_t *it);
 ACCEL_EXPORT uint64_t accel_interp_compile_us(const accel_interp_t *it);

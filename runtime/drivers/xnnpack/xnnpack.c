@@ -22,6 +22,10 @@
 #include <xnnpack.h>
 
 #include "driver.h"
+#include "rt.h"
+
+/* Caller buffers (rt_interp_set_tensor_buffer()) promise this much read slack. */
+_Static_assert(XNN_EXTRA_BYTES <= RT_BUFFER_SLACK, "RT_BUFFER_SLACK must cover XNN_EXTRA_BYTES");
 #include "xnnpack-internal.h"
 
 int rt__xnn_status_to_errno(int status) {
@@ -976,6 +980,9 @@ error:
         return r;
 }
 
+/* Boundary pointers are the executor's arena or caller buffers
+ * (rt_interp_set_tensor_buffer()); when one changes, the runtime is set up
+ * again with the new external values (cheap: no recompilation). */
 static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t err_size) {
         prepared_t *pr = p;
         bool changed = !pr->set_up;
