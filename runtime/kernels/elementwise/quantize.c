@@ -39,6 +39,10 @@ static int check_per_channel(rt_context_t *ctx, const char *name, const rt_tenso
 
 /* ---- QUANTIZE ---- */
 
+static bool is_8bit(rt_type_t t) {
+        return t == RT_TYPE_INT8 || t == RT_TYPE_UINT8;
+}
+
 static int quantize_prepare(rt_context_t *ctx, rt_node_t *node) {
         int r = ew_check_io(ctx, node, "QUANTIZE", 1, 1);
         if (r < 0)
@@ -72,6 +76,21 @@ static int quantize_prepare(rt_context_t *ctx, rt_node_t *node) {
                                        &d->out_shift);
                 d->in1_offset = a->zero_point;
                 d->out_offset = o->zero_point;
+                /* 8-bit to 8-bit (the uint8 <-> int8 edges of integer
+                 * models): every input value's result, computed once with
+                 * the same arithmetic, turns invoke into a table lookup. */
+                d->has_lut = false;
+                if (is_8bit(a->type) && is_8bit(o->type)) {
+                        int32_t lo, hi;
+                        ku_type_range(o->type, &lo, &hi);
+                        for (int raw = 0; raw < 256; raw++) {
+                                int32_t x = a->type == RT_TYPE_INT8 ? (int8_t) raw : raw;
+                                int64_t q = (int64_t) ku_mul_by_qmul(x - d->in1_offset, d->out_mul,
+                                                                     d->out_shift) + d->out_offset;
+                                d->lut[raw] = (uint8_t) KU_CLAMP(q, lo, hi);
+                        }
+                        d->has_lut = true;
+                }
         }
         return ew_resize_same(ctx, node, a);
 }
@@ -118,6 +137,13 @@ static int quantize_invoke(rt_context_t *ctx, rt_node_t *node) {
                 return 0;
         }
         const ew_data_t *d = node->user_data;
+        if (d->has_lut) {
+                const uint8_t *x = a->data;
+                uint8_t *y = o->data;
+                for (size_t i = 0; i < n; i++)
+                        y[i] = d->lut[x[i]];
+                return 0;
+        }
         for (size_t i = 0; i < n; i++) {
                 const int32_t v = (int32_t) ((uint32_t) load_int(a->data, a->type, i) -
                                              (uint32_t) d->in1_offset);
