@@ -197,3 +197,48 @@ float rt_conv__activate(float x, rt_activation_t act) {
                 return x;
         }
 }
+
+int rt_conv__pick_kind(rt_context_t *ctx, const char *op, const rt_tensor_t *in, const rt_tensor_t *w,
+                       const rt_tensor_t *bias, const rt_tensor_t *out, rt_conv_kind_t hybrid_kind,
+                       rt_conv_kind_t *ret_kind) {
+        rt_conv_kind_t kind;
+        rt_type_t want_bias;
+        switch (in->type) {
+        case RT_TYPE_FLOAT32:
+                if (out->type != RT_TYPE_FLOAT32)
+                        return rt_conv__unsupported(ctx, op, in, w, out);
+                if (w->type == RT_TYPE_FLOAT32)
+                        kind = RT_CONV_FLOAT;
+                else if (w->type == RT_TYPE_INT8)
+                        kind = hybrid_kind;
+                else
+                        return rt_conv__unsupported(ctx, op, in, w, out);
+                want_bias = RT_TYPE_FLOAT32;
+                break;
+        case RT_TYPE_UINT8:
+                if (w->type != RT_TYPE_UINT8 || out->type != RT_TYPE_UINT8)
+                        return rt_conv__unsupported(ctx, op, in, w, out);
+                kind = RT_CONV_UINT8;
+                want_bias = RT_TYPE_INT32;
+                break;
+        case RT_TYPE_INT8:
+                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT8)
+                        return rt_conv__unsupported(ctx, op, in, w, out);
+                kind = RT_CONV_INT8;
+                want_bias = RT_TYPE_INT32;
+                break;
+        case RT_TYPE_INT16:
+                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT16)
+                        return rt_conv__unsupported(ctx, op, in, w, out);
+                kind = RT_CONV_INT16;
+                want_bias = RT_TYPE_INT64;
+                break;
+        default:
+                return rt_conv__unsupported(ctx, op, in, w, out);
+        }
+        if (bias && bias->type != want_bias && !(kind == RT_CONV_INT16 && bias->type == RT_TYPE_INT32))
+                return rt_ctx_error(ctx, "%s: bias must be %s for %s input, got %s", op, rt_type_name(want_bias),
+                                    rt_type_name(in->type), rt_type_name(bias->type));
+        *ret_kind = kind;
+        return 0;
+}

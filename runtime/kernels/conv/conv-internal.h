@@ -52,6 +52,17 @@ int rt_conv__data_init(rt_context_t *ctx, rt_node_t *node, void **ret_data);
 void rt_conv__data_free(rt_context_t *ctx, void *data);
 
 /* Fail with -ENOTSUP and a message naming the types. */
+/*
+ * The arithmetic for an (input, weights, output) type triple shared by
+ * CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, and the bias type it
+ * takes (int16 activations also accept an int32 bias). `hybrid_kind` is what
+ * float activations with int8 weights run (per-tensor or per-channel).
+ * 0, or -ENOTSUP / -EINVAL with a message naming `op` and the types.
+ */
+int rt_conv__pick_kind(rt_context_t *ctx, const char *op, const rt_tensor_t *input,
+                       const rt_tensor_t *weights, const rt_tensor_t *bias, const rt_tensor_t *output,
+                       rt_conv_kind_t hybrid_kind, rt_conv_kind_t *ret_kind);
+
 int rt_conv__unsupported(rt_context_t *ctx, const char *op, const rt_tensor_t *input,
                          const rt_tensor_t *weights, const rt_tensor_t *output);
 

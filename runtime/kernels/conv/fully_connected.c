@@ -53,48 +53,11 @@ static int fc_prepare(rt_context_t *ctx, rt_node_t *node) {
                 return rt_ctx_error(ctx, "FULLY_CONNECTED: bias has %zu elements for %d units",
                                     rt_tensor_count(bias), units);
 
-        rt_type_t want_bias;
-        switch (in->type) {
-        case RT_TYPE_FLOAT32:
-                if (out->type != RT_TYPE_FLOAT32)
-                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
-                if (w->type == RT_TYPE_FLOAT32)
-                        d->kind = RT_CONV_FLOAT;
-                else if (w->type == RT_TYPE_INT8)
-                        d->kind = RT_CONV_HYBRID;
-                else
-                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
-                want_bias = RT_TYPE_FLOAT32;
-                break;
-        case RT_TYPE_UINT8:
-                if (w->type != RT_TYPE_UINT8 || out->type != RT_TYPE_UINT8)
-                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
-                d->kind = RT_CONV_UINT8;
-                want_bias = RT_TYPE_INT32;
-                break;
-        case RT_TYPE_INT8:
-                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT8)
-                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
-                d->kind = RT_CONV_INT8;
-                want_bias = RT_TYPE_INT32;
-                break;
-        case RT_TYPE_INT16:
-                if (w->type != RT_TYPE_INT8 || out->type != RT_TYPE_INT16)
-                        return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
-                d->kind = RT_CONV_INT16;
-                want_bias = RT_TYPE_INT64;
-                break;
-        default:
-                return rt_conv__unsupported(ctx, "FULLY_CONNECTED", in, w, out);
-        }
-        if (bias && bias->type != want_bias &&
-            !(d->kind == RT_CONV_INT16 && bias->type == RT_TYPE_INT32))
-                return rt_ctx_error(ctx, "FULLY_CONNECTED: bias must be %s for %s input, got %s",
-                                    rt_type_name(want_bias), rt_type_name(in->type),
-                                    rt_type_name(bias->type));
+        int r = rt_conv__pick_kind(ctx, "FULLY_CONNECTED", in, w, bias, out, RT_CONV_HYBRID, &d->kind);
+        if (r < 0)
+                return r;
 
         const int32_t batch = (int32_t) (total / (size_t) depth);
-        int r;
         if (d->kind == RT_CONV_HYBRID) {
                 r = rt_conv__hybrid_setup(ctx, d, w, units, 0, true);
                 if (r < 0)
