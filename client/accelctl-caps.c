@@ -47,6 +47,18 @@ static int caps_json(const accel_capabilities_t *caps) {
                 json_object_object_add(j, "available", json_object_new_boolean(b->available));
                 json_object_object_add(j, "version", string_or_null(b->version));
                 json_object_object_add(j, "reason", string_or_null(b->reason));
+                json_object *perf = json_object_new_array();
+                for (size_t k = 0; k < b->n_performance; k++) {
+                        json_object *pj = json_object_new_object();
+                        json_object_object_add(pj, "operand_type",
+                                               json_object_new_string(b->performance[k].operand_type));
+                        json_object_object_add(pj, "exec_time",
+                                               json_object_new_double(b->performance[k].exec_time));
+                        json_object_object_add(pj, "power_usage",
+                                               json_object_new_double(b->performance[k].power_usage));
+                        json_object_array_add(perf, pj);
+                }
+                json_object_object_add(j, "performance", perf);
                 json_object_array_add(backends, j);
         }
         json_object_object_add(o, "backends", backends);

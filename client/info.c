@@ -87,6 +87,9 @@ accel_capabilities_t *accel_capabilities_free(accel_capabilities_t *caps) {
                 free(b->version);
                 free(b->reason);
                 free(b->type);
+                for (size_t k = 0; k < b->n_performance; k++)
+                        free(b->performance[k].operand_type);
+                free(b->performance);
         }
         free(caps->backends);
         free(caps);
@@ -156,6 +159,19 @@ static int caps_copy(accel_capabilities_t *out, const Acceld__GetCapabilitiesRes
                 o->type = accel__strdup0(b->type);
                 if (!o->name || !o->delegate_name || !o->version || !o->reason || !o->type)
                         return -ENOMEM;
+                if (b->n_performance > 0) {
+                        o->performance = calloc(b->n_performance, sizeof(*o->performance));
+                        if (!o->performance)
+                                return -ENOMEM;
+                }
+                for (size_t k = 0; k < b->n_performance; k++) {
+                        o->n_performance = k + 1;
+                        o->performance[k].operand_type = accel__strdup0(b->performance[k]->operand_type);
+                        if (!o->performance[k].operand_type)
+                                return -ENOMEM;
+                        o->performance[k].exec_time = b->performance[k]->exec_time;
+                        o->performance[k].power_usage = b->performance[k]->power_usage;
+                }
         }
         return 0;
 }

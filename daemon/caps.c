@@ -17,6 +17,7 @@
 #include "acceleration.pb-c.h"
 #include "cache.h"
 #include "cleanup.h"
+#include "driver.h"
 #include "handlers.h"
 #include "log.h"
 
@@ -39,6 +40,11 @@ static struct {
         size_t n_features;
         bool xnnpack_ok;
         const char *xnnpack_reason;
+        /* Per-operand-type performance relative to the reference driver,
+         * from the drivers' one-time calibration (done here, at start-up,
+         * never on the loop while serving). */
+        rt_driver_caps_t perf_reference, perf_xnnpack;
+        bool perf_reference_ok, perf_xnnpack_ok;
 } caps;
 
 static const char *vendor_name(enum cpuinfo_vendor v) {
@@ -188,6 +194,9 @@ int daemon_caps_init(void) {
 #else
         caps.xnnpack_reason = "acceld was built without XNNPACK";
 #endif
+        caps.perf_reference_ok = rt_driver_capabilities(rt_driver_reference(), &caps.perf_reference) == 0;
+        if (caps.xnnpack_ok && rt_driver_xnnpack())
+                caps.perf_xnnpack_ok = rt_driver_capabilities(rt_driver_xnnpack(), &caps.perf_xnnpack) == 0;
         return r;
 }
 
@@ -250,6 +259,36 @@ static Acceld__Backend *backend_new(daemon_request_t *rq, const char *name, int 
         return b;
 }
 
+/* NNAPI-style PerformanceInfo per operand type (types the driver computes
+ * in; exec_time 0 means "not supported" and is left out). */
+static int fill_performance(daemon_request_t *rq, Acceld__Backend *b, const rt_driver_caps_t *perf) {
+        size_t n = 0;
+        for (int t = 0; t < _RT_TYPE_MAX; t++)
+                n += perf->operand[t].exec_time > 0.0f;
+        if (!n)
+                return 0;
+        Acceld__OperandPerformance **list = daemon_request_alloc(rq, n * sizeof(*list));
+        if (!list)
+                return -ENOMEM;
+        size_t k = 0;
+        for (int t = 0; t < _RT_TYPE_MAX; t++) {
+                if (!(perf->operand[t].exec_time > 0.0f))
+                        continue;
+                Acceld__OperandPerformance *p = daemon_request_alloc(rq, sizeof(*p));
+                if (!p)
+                        return -ENOMEM;
+                acceld__operand_performance__init(p);
+                p->operand_type = (char *) rt_type_name((rt_type_t) t);
+                p->has_exec_time = p->has_power_usage = 1;
+                p->exec_time = perf->operand[t].exec_time;
+                p->power_usage = perf->operand[t].power_usage;
+                list[k++] = p;
+        }
+        b->performance = list;
+        b->n_performance = k;
+        return 0;
+}
+
 static int fill_backends(daemon_request_t *rq, Acceld__GetCapabilitiesResponse *out) {
         const ProtobufCEnumDescriptor *d = &tflite__proto__delegate__descriptor;
         Acceld__Backend **list;
@@ -263,6 +302,10 @@ static int fill_backends(daemon_request_t *rq, Acceld__GetCapabilitiesResponse *
         list[n++] = backend_new(rq, "xnnpack", TFLITE__PROTO__DELEGATE__XNNPACK, caps.xnnpack_ok,
                                 ACCELD_XNNPACK_VERSION, caps.xnnpack_ok ? NULL : caps.xnnpack_reason,
                                 "cpu");
+        if (list[0] && caps.perf_reference_ok && fill_performance(rq, list[0], &caps.perf_reference) < 0)
+                return -ENOMEM;
+        if (list[1] && caps.perf_xnnpack_ok && fill_performance(rq, list[1], &caps.perf_xnnpack) < 0)
+                return -ENOMEM;
         /* Every other value of the seed enum, so clients see the full list. */
         for (unsigned i = 0; i < d->n_values; i++) {
                 int v = d->values[i].value;

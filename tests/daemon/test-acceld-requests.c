@@ -81,6 +81,24 @@ START_TEST(test_caps_libaccel_reports_cpu_memory_backends) {
         ck_assert_int_eq(b->available, HAVE_XNNPACK);
         if (!b->available)
                 ck_assert_str_ne(b->reason, "");
+        else {
+                /* Calibrated per operand type: float32, int8 and uint8,
+                 * each a positive ratio to the reference driver. */
+                bool seen[3] = { false, false, false };
+                static const char *const types[3] = { "float32", "int8", "uint8" };
+                for (size_t k = 0; k < b->n_performance; k++)
+                        for (int t = 0; t < 3; t++)
+                                if (strcmp(b->performance[k].operand_type, types[t]) == 0) {
+                                        seen[t] = true;
+                                        ck_assert(b->performance[k].exec_time > 0.0f);
+                                }
+                ck_assert_msg(seen[0] && seen[1] && seen[2], "xnnpack performance incomplete");
+        }
+        /* The reference driver is the unit of that scale. */
+        ck_assert_uint_gt(caps->backends[0].n_performance, 0);
+        ck_assert_str_eq(caps->backends[0].performance[0].operand_type, "float32");
+        ck_assert(caps->backends[0].performance[0].exec_time == 1.0f);
+        ck_assert_uint_eq(find_backend(caps, "nnapi")->n_performance, 0);
 
         /* every other seed Delegate: listed, unavailable, with a reason */
         static const struct {

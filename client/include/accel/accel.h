@@ -109,6 +109,15 @@ typedef struct accel_backend {
         char *version;
         char *reason;                   /* why unavailable; "" when available */
         char *type;                     /* "cpu", "gpu", "accelerator", "other" */
+        /* NNAPI-style PerformanceInfo per operand type, relative to the
+         * reference driver (lower is faster; reference = 1.0), measured by
+         * the daemon's one-time calibration. Empty for unavailable backends. */
+        struct accel_operand_performance {
+                char *operand_type;     /* "float32", "int8", "uint8", ... */
+                float exec_time;
+                float power_usage;
+        } *performance;
+        size_t n_performance;
 } accel_backend_t;
 
 typedef struct accel_capabilities {

@@ -187,6 +187,13 @@ START_TEST(test_driver_capabilities_measured_and_cached) {
         ck_assert(c1.operand[RT_TYPE_FLOAT32].exec_time < 1.0f);
         ck_assert_int_eq(rt_driver_capabilities(rt_driver_xnnpack(), &c2), 0);
         ck_assert(c1.operand[RT_TYPE_FLOAT32].exec_time == c2.operand[RT_TYPE_FLOAT32].exec_time);
+        /* The quantized types are measured with their own qs8/qu8 run
+         * (cached as well); types XNNPACK does not compute in report 0. */
+        ck_assert(c1.operand[RT_TYPE_INT8].exec_time > 0.0f);
+        ck_assert(c1.operand[RT_TYPE_UINT8].exec_time > 0.0f);
+        ck_assert(c1.operand[RT_TYPE_INT8].exec_time == c2.operand[RT_TYPE_INT8].exec_time);
+        ck_assert(c1.operand[RT_TYPE_INT32].exec_time == 0.0f);
+        ck_assert(c1.relaxed_fp32_as_fp16.exec_time == 0.0f);
         ck_assert_int_eq(rt_driver_capabilities(NULL, &c2), -EINVAL);
 }
 END_TEST
