@@ -162,8 +162,10 @@ void kh_quant_channels(kh_t *h, int32_t t, size_t n, const float *scales, const 
 
 int kh_run(kh_t *h, const rt_registration_t *reg, void *params, const int32_t *inputs, int32_t n_in,
            const int32_t *outputs, int32_t n_out) {
-        memcpy(h->io[0], inputs, sizeof(int32_t) * (size_t) n_in);
-        memcpy(h->io[1], outputs, sizeof(int32_t) * (size_t) n_out);
+        if (n_in > 0)
+                memcpy(h->io[0], inputs, sizeof(int32_t) * (size_t) n_in);
+        if (n_out > 0)
+                memcpy(h->io[1], outputs, sizeof(int32_t) * (size_t) n_out);
         rt_node_t *n = &h->node;
         memset(n, 0, sizeof(*n));
         n->op = reg->op;
