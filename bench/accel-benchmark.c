@@ -22,9 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench-util.h"
 #include "cleanup.h"
 #include "rt.h"
 #include "settings.h"
@@ -44,16 +43,6 @@ typedef struct args {
         bool json;
 } args_t;
 
-static uint64_t now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-static bool parse_bool(const char *v) {
-        return !v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0;
-}
-
 static void usage(FILE *f) {
         fprintf(f, "usage: accel-benchmark --graph=MODEL [--num_threads=N] [--warmup_runs=N] [--num_runs=N]\n"
                    "       [--min_secs=S] [--use_xnnpack=BOOL] [--settings=JSON_FILE]\n"
@@ -64,16 +53,13 @@ static void usage(FILE *f) {
 static int args_parse(int argc, char **argv, args_t *a) {
         *a = (args_t) { .num_threads = -1, .warmup_runs = 1, .num_runs = 50, .min_secs = 1.0 };
         for (int i = 1; i < argc; i++) {
-                const char *s = argv[i];
-                if (strncmp(s, "--", 2) != 0) {
-                        fprintf(stderr, "accel-benchmark: unexpected argument '%s'\n", s);
+                const char *s, *v;
+                size_t klen;
+                if (!bench_flag_split(argv[i], &s, &klen, &v)) {
+                        fprintf(stderr, "accel-benchmark: unexpected argument '%s'\n", argv[i]);
                         return -EINVAL;
                 }
-                s += 2;
-                const char *eq = strchr(s, '=');
-                size_t klen = eq ? (size_t) (eq - s) : strlen(s);
-                const char *v = eq ? eq + 1 : NULL;
-#define KEY(k) (klen == strlen(k) && strncmp(s, k, klen) == 0)
+#define KEY(k) bench_flag_is(s, klen, k)
                 if (KEY("help")) {
                         usage(stdout);
                         exit(0);
@@ -88,18 +74,18 @@ static int args_parse(int argc, char **argv, args_t *a) {
                 else if (KEY("min_secs") && v)
                         a->min_secs = atof(v);
                 else if (KEY("use_xnnpack")) {
-                        a->use_xnnpack = parse_bool(v);
+                        a->use_xnnpack = bench_parse_bool(v);
                         a->use_xnnpack_set = true;
                 } else if (KEY("settings") && v)
                         a->settings = v;
                 else if (KEY("enable_op_profiling"))
-                        a->op_profiling = parse_bool(v);
+                        a->op_profiling = bench_parse_bool(v);
                 else if (KEY("report_peak_memory_footprint"))
-                        a->peak_memory = parse_bool(v);
+                        a->peak_memory = bench_parse_bool(v);
                 else if (KEY("input_layer_value_files") && v)
                         a->value_files = v;
                 else if (KEY("json"))
-                        a->json = parse_bool(v);
+                        a->json = bench_parse_bool(v);
                 else {
                         fprintf(stderr, "accel-benchmark: unknown or incomplete flag '%s'\n", argv[i]);
                         return -EINVAL;
@@ -166,18 +152,6 @@ static int input_fill(rt_interp_t *it, int32_t i, const char *files) {
         return 0;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
-static long peak_kb(void) {
-        struct rusage ru;
-        if (getrusage(RUSAGE_SELF, &ru) < 0)
-                return -1;
-        return ru.ru_maxrss;
-}
-
 DEFINE_POINTER_CLEANUP(rt_model_t, rt_model_free);
 DEFINE_POINTER_CLEANUP(rt_interp_t, rt_interp_free);
 DEFINE_POINTER_CLEANUP(rt_interp_options_t, rt_interp_options_free);
@@ -203,7 +177,7 @@ int main(int argc, char **argv) {
                 if (s.delegate == RT_DELEGATE_XNNPACK)
                         s.xnnpack_num_threads = a.num_threads;
         }
-        uint64_t t0 = now_us();
+        uint64_t t0 = bench_now_us();
         _cleanup_(rt_model_freep) rt_model_t *m = NULL;
         if (rt_model_load_file(a.graph, &m, err, sizeof(err)) < 0) {
                 fprintf(stderr, "accel-benchmark: %s: %s\n", a.graph, err);
@@ -232,21 +206,21 @@ int main(int argc, char **argv) {
         for (int32_t i = 0; i < rt_interp_input_count(it); i++)
                 if (input_fill(it, i, a.value_files) < 0)
                         return 1;
-        uint64_t init_us = now_us() - t0;
-        uint64_t t1 = now_us();
+        uint64_t init_us = bench_now_us() - t0;
+        uint64_t t1 = bench_now_us();
         if (rt_interp_invoke(it) < 0) {
                 fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                 return 1;
         }
-        uint64_t first_us = now_us() - t1;
+        uint64_t first_us = bench_now_us() - t1;
         uint64_t warm_total = 0;
         for (int i = 0; i < a.warmup_runs; i++) {
-                uint64_t w = now_us();
+                uint64_t w = bench_now_us();
                 if (rt_interp_invoke(it) < 0) {
                         fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                         return 1;
                 }
-                warm_total += now_us() - w;
+                warm_total += bench_now_us() - w;
         }
         if (a.op_profiling)
                 (void) rt_interp_enable_profiling(it, true);
@@ -254,8 +228,8 @@ int main(int argc, char **argv) {
         _cleanup_free_ uint64_t *times = malloc(cap * sizeof(uint64_t));
         if (!times)
                 return 1;
-        uint64_t start = now_us();
-        while (n < (size_t) a.num_runs || (double) (now_us() - start) < a.min_secs * 1e6) {
+        uint64_t start = bench_now_us();
+        while (n < (size_t) a.num_runs || (double) (bench_now_us() - start) < a.min_secs * 1e6) {
                 if (n == cap) {
                         uint64_t *p = realloc(times, 2 * cap * sizeof(uint64_t));
                         if (!p)
@@ -263,25 +237,21 @@ int main(int argc, char **argv) {
                         times = p;
                         cap *= 2;
                 }
-                uint64_t w = now_us();
+                uint64_t w = bench_now_us();
                 if (rt_interp_invoke(it) < 0) {
                         fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                         return 1;
                 }
-                times[n++] = now_us() - w;
+                times[n++] = bench_now_us() - w;
                 if (n >= 100000)
                         break;
         }
-        uint64_t sum = 0;
-        for (size_t i = 0; i < n; i++)
-                sum += times[i];
-        qsort(times, n, sizeof(uint64_t), cmp_u64);
-        uint64_t mn = times[0], mx = times[n - 1], med = times[n / 2];
-        size_t p90i = (size_t) ((double) (n - 1) * 0.9 + 0.5);
-        uint64_t p90 = times[p90i < n ? p90i : n - 1];
-        double avg = (double) sum / (double) n;
+        bench_stats_t st;
+        bench_stats_compute(times, n, &st);
+        const uint64_t mn = st.min, mx = st.max, med = st.median, p90 = st.p90;
+        const double avg = st.avg;
         double warm_avg = a.warmup_runs ? (double) warm_total / a.warmup_runs : 0.0;
-        long peak = peak_kb();
+        long peak = bench_peak_kb();
         size_t np = rt_interp_partitions(it, NULL, 0);
         _cleanup_free_ rt_interp_partition_t *parts = calloc(np + 1, sizeof(*parts));
         if (!parts)

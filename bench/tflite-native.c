@@ -53,10 +53,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "cleanup.h"
 #include "golden.h"
 
@@ -138,16 +137,6 @@ typedef struct args {
         bool json;
 } args_t;
 
-static uint64_t now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-static bool parse_bool(const char *v) {
-        return !v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0;
-}
-
 static void usage(FILE *f) {
         fprintf(f, "usage: tflite-native --lib=libtensorflowlite_c.so --graph=MODEL [--num_threads=N]\n"
                    "       [--warmup_runs=N] [--num_runs=N] [--min_secs=S] [--use_xnnpack=BOOL]\n"
@@ -158,16 +147,13 @@ static void usage(FILE *f) {
 static int args_parse(int argc, char **argv, args_t *a) {
         *a = (args_t) { .num_threads = -1, .warmup_runs = 1, .num_runs = 50, .min_secs = 1.0 };
         for (int i = 1; i < argc; i++) {
-                const char *s = argv[i];
-                if (strncmp(s, "--", 2) != 0) {
-                        fprintf(stderr, "tflite-native: unexpected argument '%s'\n", s);
+                const char *s, *v;
+                size_t klen;
+                if (!bench_flag_split(argv[i], &s, &klen, &v)) {
+                        fprintf(stderr, "tflite-native: unexpected argument '%s'\n", argv[i]);
                         return -EINVAL;
                 }
-                s += 2;
-                const char *eq = strchr(s, '=');
-                size_t klen = eq ? (size_t) (eq - s) : strlen(s);
-                const char *v = eq ? eq + 1 : NULL;
-#define KEY(k) (klen == strlen(k) && strncmp(s, k, klen) == 0)
+#define KEY(k) bench_flag_is(s, klen, k)
                 if (KEY("help")) {
                         usage(stdout);
                         exit(0);
@@ -184,7 +170,7 @@ static int args_parse(int argc, char **argv, args_t *a) {
                 else if (KEY("min_secs") && v)
                         a->min_secs = atof(v);
                 else if (KEY("use_xnnpack")) {
-                        a->use_xnnpack = parse_bool(v);
+                        a->use_xnnpack = bench_parse_bool(v);
                         a->use_xnnpack_set = true;
                 } else if (KEY("xnnpack_quantized")) {
                         if (v && strcmp(v, "qs8") == 0)
@@ -192,14 +178,14 @@ static int args_parse(int argc, char **argv, args_t *a) {
                         else if (v && strcmp(v, "qu8") == 0)
                                 a->xnnpack_flags = TFL_XNNPACK_FLAG_QU8;
                         else
-                                a->xnnpack_flags = parse_bool(v) ? TFL_XNNPACK_FLAG_QS8 | TFL_XNNPACK_FLAG_QU8 : 0;
+                                a->xnnpack_flags = bench_parse_bool(v) ? TFL_XNNPACK_FLAG_QS8 | TFL_XNNPACK_FLAG_QU8 : 0;
                 }
                 else if (KEY("input_layer_value_files") && v)
                         a->value_files = v;
                 else if ((KEY("check-golden") || KEY("check_golden")) && v)
                         a->golden_dir = v;
                 else if (KEY("json"))
-                        a->json = parse_bool(v);
+                        a->json = bench_parse_bool(v);
                 else {
                         fprintf(stderr, "tflite-native: unknown or incomplete flag '%s'\n", argv[i]);
                         return -EINVAL;
@@ -496,18 +482,6 @@ static int golden_check(const tfl_api_t *api, TfLiteInterpreter *it, const char 
         return r;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
-static long peak_kb(void) {
-        struct rusage ru;
-        if (getrusage(RUSAGE_SELF, &ru) < 0)
-                return -1;
-        return ru.ru_maxrss;
-}
-
 /* Everything the run owns, released in reverse order by run_done(). */
 typedef struct run {
         tfl_api_t api;
@@ -555,7 +529,7 @@ static int run(const args_t *a) {
                 return 3;
         }
 
-        uint64_t t0 = now_us();
+        uint64_t t0 = bench_now_us();
         stderr_capture_t cap;
         stderr_capture_begin(&cap);
         r.model = api->model_create_from_file(a->graph);
@@ -592,14 +566,14 @@ static int run(const args_t *a) {
         for (int32_t i = 0; i < api->input_count(r.interp); i++)
                 if (input_fill(api, r.interp, i, a) < 0)
                         return 1;
-        uint64_t init_us = now_us() - t0;
+        uint64_t init_us = bench_now_us() - t0;
 
         /* A default delegate may be applied lazily, so the first inference is
          * watched as well. */
         stderr_capture_begin(&cap);
-        uint64_t t1 = now_us();
+        uint64_t t1 = bench_now_us();
         int ir = invoke(&r);
-        uint64_t first_us = now_us() - t1;
+        uint64_t first_us = bench_now_us() - t1;
         xnnpack = stderr_capture_end(&cap, TFL_XNNPACK_LOG_LINE) || xnnpack;
         if (ir < 0)
                 return 1;
@@ -624,17 +598,17 @@ static int run(const args_t *a) {
 
         uint64_t warm_total = 0;
         for (int i = 0; i < a->warmup_runs; i++) {
-                uint64_t w = now_us();
+                uint64_t w = bench_now_us();
                 if (invoke(&r) < 0)
                         return 1;
-                warm_total += now_us() - w;
+                warm_total += bench_now_us() - w;
         }
         size_t cap_n = (size_t) a->num_runs, n = 0;
         r.times = malloc(cap_n * sizeof(uint64_t));
         if (!r.times)
                 return 1;
-        uint64_t start = now_us();
-        while (n < (size_t) a->num_runs || (double) (now_us() - start) < a->min_secs * 1e6) {
+        uint64_t start = bench_now_us();
+        while (n < (size_t) a->num_runs || (double) (bench_now_us() - start) < a->min_secs * 1e6) {
                 if (n == cap_n) {
                         uint64_t *p = realloc(r.times, 2 * cap_n * sizeof(uint64_t));
                         if (!p)
@@ -642,23 +616,19 @@ static int run(const args_t *a) {
                         r.times = p;
                         cap_n *= 2;
                 }
-                uint64_t w = now_us();
+                uint64_t w = bench_now_us();
                 if (invoke(&r) < 0)
                         return 1;
-                r.times[n++] = now_us() - w;
+                r.times[n++] = bench_now_us() - w;
                 if (n >= 100000)
                         break;
         }
-        uint64_t sum = 0;
-        for (size_t i = 0; i < n; i++)
-                sum += r.times[i];
-        qsort(r.times, n, sizeof(uint64_t), cmp_u64);
-        uint64_t mn = r.times[0], mx = r.times[n - 1], med = r.times[n / 2];
-        size_t p90i = (size_t) ((double) (n - 1) * 0.9 + 0.5);
-        uint64_t p90 = r.times[p90i < n ? p90i : n - 1];
-        double avg = (double) sum / (double) n;
+        bench_stats_t st;
+        bench_stats_compute(r.times, n, &st);
+        const uint64_t mn = st.min, mx = st.max, med = st.median, p90 = st.p90;
+        const double avg = st.avg;
         double warm_avg = a->warmup_runs ? (double) warm_total / a->warmup_runs : 0.0;
-        long peak = peak_kb();
+        long peak = bench_peak_kb();
         if (a->json) {
                 printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.1f, "
                        "\"inference_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "

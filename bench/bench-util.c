@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bench-util.h"
+
+uint64_t bench_now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+bool bench_parse_bool(const char *v) {
+        return !v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0;
+}
+
+bool bench_flag_split(const char *arg, const char **ret_key, size_t *ret_klen, const char **ret_value) {
+        if (strncmp(arg, "--", 2) != 0)
+                return false;
+        const char *s = arg + 2, *eq = strchr(s, '=');
+        *ret_key = s;
+        *ret_klen = eq ? (size_t) (eq - s) : strlen(s);
+        *ret_value = eq ? eq + 1 : NULL;
+        return true;
+}
+
+bool bench_flag_is(const char *key, size_t klen, const char *name) {
+        return klen == strlen(name) && strncmp(key, name, klen) == 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+void bench_stats_compute(uint64_t *v, size_t n, bench_stats_t *ret) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n; i++)
+                sum += v[i];
+        qsort(v, n, sizeof(uint64_t), cmp_u64);
+        size_t p90i = (size_t) ((double) (n - 1) * 0.9 + 0.5);
+        *ret = (bench_stats_t) {
+                .min = v[0],
+                .median = v[n / 2],
+                .p90 = v[p90i < n ? p90i : n - 1],
+                .max = v[n - 1],
+                .avg = (double) sum / (double) n,
+                .count = n,
+        };
+}
+
+long bench_peak_kb(void) {
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) < 0)
+                return -1;
+        return ru.ru_maxrss;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the benchmark programs share: a monotonic clock, benchmark_model-style
+ * flag splitting ("--key=value", "--flag"), latency statistics and peak
+ * memory. accel-benchmark and tflite-native use the same definitions so
+ * that their numbers and JSON compare like for like.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t bench_now_us(void);
+
+/* benchmark_model's booleans: absent value, "true", "1" and "yes" are true. */
+bool bench_parse_bool(const char *v);
+
+/* Split "--key=value" / "--key": *ret_key points into arg (not terminated,
+ * length *ret_klen), *ret_value after '=' or NULL. False if arg does not
+ * start with "--". */
+bool bench_flag_split(const char *arg, const char **ret_key, size_t *ret_klen, const char **ret_value);
+
+/* Whether the split key equals `name`. */
+bool bench_flag_is(const char *key, size_t klen, const char *name);
+
+typedef struct bench_stats {
+        uint64_t min, median, p90, max;
+        double avg;
+        size_t count;
+} bench_stats_t;
+
+/* Statistics of v[0..n) (n > 0); sorts v in place. The p90 is the
+ * nearest-rank 90th percentile. */
+void bench_stats_compute(uint64_t *v, size_t n, bench_stats_t *ret);
+
+/* Peak resident set of this process in KiB (getrusage), or -1. */
+long bench_peak_kb(void);
