@@ -764,8 +764,7 @@ static void prepared_free(void *p) {
                 return;
         if (pr->runtime)
                 xnn_delete_runtime(pr->runtime);
-        if (pr->pool)
-                pthreadpool_destroy(pr->pool);
+        rt__xnn_pool_release(pr->pool);
         for (size_t i = 0; i < pr->n_owned; i++)
                 free(pr->owned[i]);
         free(pr->owned);
@@ -931,7 +930,7 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
         }
         int32_t threads = rt_settings_num_threads(s, 1);
         if (threads > 1) {
-                pr->pool = pthreadpool_create((size_t) threads);
+                pr->pool = rt__xnn_pool_acquire(g->tensors, (size_t) threads);
                 if (!pr->pool) {
                         snprintf(err, err_size, "cannot create a pool of %d threads", threads);
                         r = -ENOMEM;
