@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accelctl-file.h"
 #include "accelctl-bench.h"
 #include "cleanup.h"
 #include "storage.h"
@@ -76,48 +77,18 @@ static int common_opt(int argc, char **argv, int *i, accelctl_opts_t *o) {
         return 0;
 }
 
-static int read_file(const char *path, void **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        struct stat st;
-        uint8_t *b;
-        size_t n = 0;
-
-        if (fd < 0 || fstat(fd, &st) < 0)
-                return -errno;
-        b = malloc((size_t) st.st_size + 1);
-        if (!b)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = read(fd, b + n, (size_t) st.st_size - n);
-
-                if (k <= 0) {
-                        free(b);
-                        return k < 0 ? -errno : -EIO;
-                }
-                n += (size_t) k;
-        }
-        *ret = b;
-        *ret_size = n;
-        return 0;
-}
-
 /* A model argument: a SHA-256, or a file whose SHA-256 is computed here. */
 static int model_sha(const char *arg, char sha[STORE_SHA256_HEX_SIZE]) {
-        _cleanup_free_ void *b = NULL;
-        size_t n = 0;
-        int r;
-
         if (store_sha256_hex_valid(arg) && access(arg, F_OK) < 0) {
                 memcpy(sha, arg, STORE_SHA256_HEX_SIZE);
                 return 0;
         }
-        r = read_file(arg, &b, &n);
-        if (r < 0) {
+        /* Streamed: a model is hashed without reading it all into memory. */
+        _cleanup_close_ int fd = open(arg, O_RDONLY | O_CLOEXEC);
+        int r = fd < 0 ? -errno : store_sha256_fd(fd, UINT64_MAX, sha, NULL);
+        if (r < 0)
                 fprintf(stderr, "accelctl: %s: %s\n", arg, strerror(-r));
-                return r;
-        }
-        store_sha256_hex(b, n, sha);
-        return 0;
+        return r;
 }
 
 static json_object *json_settings(const char *text) {
@@ -183,7 +154,7 @@ int accelctl_bench(int argc, char **argv, const accelctl_opts_t *global) {
                         bool is_in = a[2] == 'i';
                         size_t k = is_in ? bo.n_inputs++ : bo.n_outputs++;
 
-                        r = read_file(argv[++i], is_in ? &ins[k] : &outs[k], is_in ? &in_sizes[k] : &out_sizes[k]);
+                        r = accelctl_file_read(argv[++i], is_in ? &ins[k] : &outs[k], is_in ? &in_sizes[k] : &out_sizes[k]);
                         if (r < 0) {
                                 fprintf(stderr, "accelctl bench: %s: %s\n", argv[i], strerror(-r));
                                 goto out;

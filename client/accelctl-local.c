@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accelctl-file.h"
 #include "accelctl-local.h"
 #include "cleanup.h"
 #include "graph.h"
@@ -277,49 +278,6 @@ int accelctl_local_inspect(int argc, char **argv) {
 
 /* ---- run --local ---- */
 
-static int file_read(const char *path, void **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        size_t size = (size_t) st.st_size;
-        _cleanup_free_ uint8_t *buf = malloc(size ? size : 1);
-        if (!buf)
-                return -ENOMEM;
-        for (size_t done = 0; done < size;) {
-                ssize_t n = read(fd, buf + done, size - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                done += (size_t) n;
-        }
-        *ret = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
-}
-
-static int file_write(const char *path, const void *data, size_t size) {
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        const uint8_t *p = data;
-        for (size_t done = 0; done < size;) {
-                ssize_t n = write(fd, p + done, size - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                done += (size_t) n;
-        }
-        int fd2 = TAKE_FD(fd);
-        return close(fd2) < 0 ? -errno : 0;
-}
-
 /* --settings takes a TFLiteSettings as JSON text or as a file holding it;
  * the runtime's parser (runtime/settings.h) reads both, with the seed's
  * field names, so `run --local` honours exactly what accel-benchmark and
@@ -451,7 +409,7 @@ int accelctl_local_run(int argc, char **argv) {
         for (int i = 0; i < n_in; i++) {
                 _cleanup_free_ void *data = NULL;
                 size_t size = 0;
-                r = file_read(inputs[i], &data, &size);
+                r = accelctl_file_read(inputs[i], &data, &size);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: %s: %s\n", inputs[i], strerror(-r));
                         return 1;
@@ -483,7 +441,7 @@ int accelctl_local_run(int argc, char **argv) {
                         fprintf(stderr, "accelctl run: output %d: %s\n", i, buf ? rt_interp_last_error(it) : "out of memory");
                         return 1;
                 }
-                r = file_write(outputs[i], buf, size);
+                r = accelctl_file_write(outputs[i], buf, size);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: %s: %s\n", outputs[i], strerror(-r));
                         return 1;

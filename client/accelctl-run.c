@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "accelctl-file.h"
 #include "accelctl.h"
 #include "cleanup.h"
 
@@ -31,55 +32,6 @@ static const char run_usage[] =
         "  --cache-token T        with MODEL: record a compilation-cache entry for token T;\n"
         "                         without MODEL: prepare from that entry alone\n"
         "  --local                run in-process instead (see accelctl run --local --help)\n";
-
-static int file_read(const char *path, void **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        _cleanup_free_ uint8_t *buf = NULL;
-        struct stat st;
-        size_t size;
-
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        size = (size_t) st.st_size;
-        buf = malloc(size + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (size_t done = 0; done < size;) {
-                ssize_t n = read(fd, buf + done, size - done);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                done += (size_t) n;
-        }
-        buf[size] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
-}
-
-static int file_write(const char *path, const void *data, size_t size) {
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        const uint8_t *p = data;
-
-        if (fd < 0)
-                return -errno;
-        for (size_t done = 0; done < size;) {
-                ssize_t n = write(fd, p + done, size - done);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                done += (size_t) n;
-        }
-        return 0;
-}
 
 static int cmp_u64(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
@@ -278,7 +230,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
         if (settings && settings[0] != '{') {
                 size_t sz;
 
-                r = file_read(settings, (void **) &settings_text, &sz);
+                r = accelctl_file_read(settings, (void **) &settings_text, &sz);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: --settings: '%s' is neither JSON nor a readable file: %s\n",
                                 settings, strerror(-r));
@@ -319,7 +271,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                 _cleanup_free_ void *data = NULL;
                 size_t size = 0;
 
-                r = file_read(inputs[i], &data, &size);
+                r = accelctl_file_read(inputs[i], &data, &size);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: %s: %s\n", inputs[i], strerror(-r));
                         return 1;
@@ -344,7 +296,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
         for (int i = 0; i < n_out; i++) {
                 const accel_tensor_t *t = accel_interp_output_tensor(it, i);
 
-                r = file_write(outputs[i], accel_tensor_data(t), accel_tensor_byte_size(t));
+                r = accelctl_file_write(outputs[i], accel_tensor_data(t), accel_tensor_byte_size(t));
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: %s: %s\n", outputs[i], strerror(-r));
                         return 1;
