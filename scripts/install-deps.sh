@@ -10,7 +10,7 @@ pkgs=(
   libuv1-dev libsqlite3-dev sqlite3 libsystemd-dev
   libjson-c-dev libinih-dev check
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  libseccomp-dev
+  libseccomp-dev libssl-dev
 )
 
 missing=()

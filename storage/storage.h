@@ -46,13 +46,10 @@ typedef struct store_thread store_thread_t;
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 
 typedef struct store_sha256 {
-        uint32_t h[8];
-        uint64_t length;     /* bytes hashed so far */
-        uint8_t block[64];
-        size_t fill;         /* bytes waiting in block */
+        uint64_t opaque[32];    /* libcrypto's SHA256_CTX */
 } store_sha256_t;
 
-/* Incremental FIPS 180-4 SHA-256. init cannot fail; update with size 0 is a
+/* Incremental FIPS 180-4 SHA-256 (libcrypto). init cannot fail; update with size 0 is a
  * no-op (data may then be NULL); final writes 32 bytes and leaves ctx
  * unusable until the next init. */
 void store_sha256_init(store_sha256_t *ctx);
