@@ -145,6 +145,7 @@ static rt_driver_graph_t driver_graph(rt_exec_t *e) {
                 .n_tensors = g->n_tensors,
                 .nodes = g->nodes,
                 .n_nodes = g->n_nodes,
+                .weights = rt_exec_weights(e),
         };
 }
 

@@ -28,7 +28,7 @@
 #include "model.h"
 #include "settings.h"
 
-#define RT_DRIVER_ABI_VERSION 1u
+#define RT_DRIVER_ABI_VERSION 2u
 
 /* Entry point every plugin exports (see plugin.h). */
 #define RT_DRIVER_ENTRY_SYMBOL "acceld_driver_entry_v1"
@@ -57,6 +57,31 @@ typedef struct rt_driver_caps {
 
 #define RT_DRIVER_REASON_MAX 128
 
+/*
+ * The weights-cache hook (ABI 2). A driver that derives data from constant
+ * weights (packed filters, converted layouts, compiled blobs) and can take
+ * that data back later asks the hook for it by a key of its own, and on a
+ * miss stores what it built; the runtime scopes keys by model and build and
+ * keeps the data in the weights cache (wcache.h): one read-only shared
+ * mapping per file for every instance and process, kept across restarts.
+ * Start keys with the driver's name and a version of the layout
+ * ("mydriver/v3/conv/node12"). Data handed out stays valid until unref.
+ * Debian's XNNPACK (2022) cannot take packed weights from outside, so the
+ * built-in drivers do not use it (docs/architecture.md, "Weights cache").
+ */
+typedef struct rt_driver_weights rt_driver_weights_t;
+struct rt_driver_weights {
+        /* 0 with the data, its size and a reference to drop with unref, or
+         * -ENOENT on a miss; other -errno when the cache cannot be read. */
+        int (*lookup)(const rt_driver_weights_t *w, const char *key, const void **ret_data, size_t *ret_size,
+                      void **ret_ref);
+        /* Store data[0..size) under key (copied to the cache file) and hand
+         * back the shared copy, as lookup does. -EDQUOT over the quota. */
+        int (*insert)(const rt_driver_weights_t *w, const char *key, const void *data, size_t size,
+                      const void **ret_data, void **ret_ref);
+        void (*unref)(const rt_driver_weights_t *w, void *ref);
+};
+
 /* What a driver sees of a graph: the interpreter's tensors and nodes. */
 typedef struct rt_driver_graph {
         const rt_model_t *model;
@@ -64,6 +89,7 @@ typedef struct rt_driver_graph {
         int32_t n_tensors;
         const rt_node_t *nodes;
         int32_t n_nodes;
+        const rt_driver_weights_t *weights;  /* NULL without a weights cache */
 } rt_driver_graph_t;
 
 /*

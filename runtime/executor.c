@@ -43,6 +43,7 @@ struct rt_exec {
         rt_exec_profile_t *profile;
         size_t n_profile;
         const rt_exec_host_t *host; /* multi-subgraph support, or NULL */
+        const struct rt_driver_weights *weights;  /* drivers' weights-cache hook, or NULL */
         char kerr[512];        /* the kernel's last message */
         char err[768];
 };
@@ -264,6 +265,15 @@ static void *ctx_resource_object(rt_context_t *ctx, const char *kind, int32_t id
         return e->host->resource_object(e->host->user, kind, id, size, destroy);
 }
 
+void rt_exec_set_weights(rt_exec_t *e, const struct rt_driver_weights *w) {
+        if (e)
+                e->weights = w;
+}
+
+const struct rt_driver_weights *rt_exec_weights(const rt_exec_t *e) {
+        return e ? e->weights : NULL;
+}
+
 void rt_exec_set_host(rt_exec_t *e, const rt_exec_host_t *host) {
         if (e)
                 e->host = host;
@@ -445,7 +455,50 @@ static bool inputs_const(const rt_graph_t *g, const rt_node_t *n) {
 }
 
 int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *user), void *user) {
-        if (!e || !want)
+        rt_exec_fold_ops_t ops = { .want = want, .user = user };
+        return rt_exec_fold(e, &ops);
+}
+
+/* Output storage of a folded node: what ops->supply has (no compute
+ * needed), else a fresh heap block. 1 supplied, 0 heap, -ENOMEM. */
+static int fold_outputs(rt_exec_t *e, const rt_node_t *n, const rt_exec_fold_ops_t *ops) {
+        rt_graph_t *g = &e->graph;
+        bool supplied = ops->supply != NULL;
+        const void *have[8] = { 0 };
+        if (n->n_outputs > (int32_t) (sizeof(have) / sizeof(have[0])))
+                supplied = false;
+        for (int32_t o = 0; o < n->n_outputs && supplied; o++) {
+                const rt_tensor_t *t = &g->tensors[n->outputs[o]];
+                bool overflow = false;
+                size_t bytes = rt_graph_tensor_bytes(t, &overflow);
+                have[o] = overflow ? NULL : ops->supply(n, n->outputs[o], t, bytes, ops->user);
+                supplied = have[o] != NULL;
+        }
+        for (int32_t o = 0; o < n->n_outputs; o++) {
+                rt_tensor_t *t = &g->tensors[n->outputs[o]];
+                rt_tensor_meta_t *m = &g->meta[n->outputs[o]];
+                bool overflow = false;
+                size_t bytes = rt_graph_tensor_bytes(t, &overflow);
+                void *p = NULL;
+                if (!supplied) {
+                        p = overflow ? NULL : aligned_alloc(RT_ARENA_ALIGN, rt_arena_align(bytes ? bytes : 1));
+                        if (!p) {
+                                fail(e, "node %d (%s): no memory to fold its output", n->index, rt_exec_node_name(n));
+                                return -ENOMEM;
+                        }
+                        memset(p, 0, bytes);
+                }
+                free(m->heap);
+                m->heap = p;
+                m->heap_bytes = p ? bytes : 0;
+                t->data = supplied ? (void *) have[o] : p;
+                t->bytes = bytes;
+        }
+        return supplied ? 1 : 0;
+}
+
+int rt_exec_fold(rt_exec_t *e, const rt_exec_fold_ops_t *ops) {
+        if (!e || !ops || !ops->want)
                 return -EINVAL;
         rt_graph_t *g = &e->graph;
         int32_t *plan = malloc(((size_t) g->n_plan + 1) * sizeof(int32_t));
@@ -455,12 +508,13 @@ int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *
         int k = 0;
         for (int32_t pos = 0; pos < g->n_plan; pos++) {
                 rt_node_t *n = &g->nodes[g->plan[pos]];
-                if (!inputs_const(g, n) || !want(n, user)) {
+                if (!inputs_const(g, n) || !ops->want(n, ops->user)) {
                         plan[n_plan++] = g->plan[pos];
                         continue;
                 }
                 /* Prepare sets the output shapes (phase PREPARE: shapes only),
-                 * then the outputs get heap storage and the kernel runs. */
+                 * then the outputs get storage and, unless it came filled,
+                 * the kernel runs. */
                 e->phase = PHASE_PREPARE;
                 e->cur_pos = pos;
                 e->kerr[0] = 0;
@@ -468,35 +522,24 @@ int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *
                         k = node_fail(e, n, "prepare", k);
                         break;
                 }
-                for (int32_t o = 0; o < n->n_outputs && k >= 0; o++) {
-                        rt_tensor_t *t = &g->tensors[n->outputs[o]];
-                        rt_tensor_meta_t *m = &g->meta[n->outputs[o]];
-                        bool overflow = false;
-                        size_t bytes = rt_graph_tensor_bytes(t, &overflow);
-                        void *p = overflow ? NULL : aligned_alloc(RT_ARENA_ALIGN, rt_arena_align(bytes ? bytes : 1));
-                        if (!p) {
-                                fail(e, "node %d (%s): no memory to fold its output", n->index, rt_exec_node_name(n));
-                                k = -ENOMEM;
+                int supplied = fold_outputs(e, n, ops);
+                if (supplied < 0) {
+                        k = supplied;
+                        break;
+                }
+                if (!supplied) {
+                        scratch_drop(e, n->index);
+                        k = n->reg->invoke(&e->ctx, n);
+                        scratch_drop(e, n->index);
+                        if (k < 0) {
+                                k = node_fail(e, n, "invoke", k);
                                 break;
                         }
-                        memset(p, 0, bytes);
-                        free(m->heap);
-                        m->heap = p;
-                        m->heap_bytes = bytes;
-                        t->data = p;
-                        t->bytes = bytes;
-                }
-                if (k < 0)
-                        break;
-                scratch_drop(e, n->index);
-                k = n->reg->invoke(&e->ctx, n);
-                scratch_drop(e, n->index);
-                if (k < 0) {
-                        k = node_fail(e, n, "invoke", k);
-                        break;
                 }
                 for (int32_t o = 0; o < n->n_outputs; o++)
                         g->tensors[n->outputs[o]].alloc = RT_ALLOC_CONST;
+                if (ops->folded)
+                        ops->folded(n, supplied == 1, ops->user);
                 folded++;
         }
         e->phase = PHASE_IDLE;
@@ -505,6 +548,20 @@ int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *
                 k = rt_exec_set_plan(e, plan, n_plan);
         free(plan);
         return k < 0 ? k : folded;
+}
+
+int rt_exec_adopt_const(rt_exec_t *e, int32_t tensor, const void *data, size_t bytes) {
+        if (!e || tensor < 0 || tensor >= e->graph.n_tensors || !data)
+                return -EINVAL;
+        rt_tensor_t *t = &e->graph.tensors[tensor];
+        rt_tensor_meta_t *m = &e->graph.meta[tensor];
+        if (t->alloc != RT_ALLOC_CONST || bytes != t->bytes)
+                return -EINVAL;
+        free(m->heap);
+        m->heap = NULL;
+        m->heap_bytes = 0;
+        t->data = (void *) data;
+        return 0;
 }
 
 int rt_exec_resize_tensor(rt_exec_t *e, int32_t tensor, int32_t rank, const int32_t *dims) {

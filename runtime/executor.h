@@ -89,6 +89,12 @@ typedef struct rt_exec_host {
  * kernels' hooks then fail with -ENOTSUP). */
 void rt_exec_set_host(rt_exec_t *e, const rt_exec_host_t *host);
 
+/* The weights-cache hook drivers of this graph get (driver.h; borrowed,
+ * NULL for none) and the current one. */
+struct rt_driver_weights;
+void rt_exec_set_weights(rt_exec_t *e, const struct rt_driver_weights *w);
+const struct rt_driver_weights *rt_exec_weights(const rt_exec_t *e);
+
 /* reg->free for every node, then everything else. NULL-safe; returns NULL. */
 rt_exec_t *rt_exec_free(rt_exec_t *e);
 
@@ -118,6 +124,30 @@ int rt_exec_add_node(rt_exec_t *e, const rt_registration_t *reg, const int32_t *
  * afterwards.
  */
 int rt_exec_fold_constants(rt_exec_t *e, bool (*want)(const rt_node_t *n, void *user), void *user);
+
+/*
+ * The general form of constant folding. want selects nodes (as above);
+ * supply (may be NULL) may return read-only storage that already holds the
+ * output `tensor` of `n` (`bytes` long, shapes already set by prepare): when
+ * it does for every output, the node is not run and the outputs point
+ * there (the storage must outlive the executor). folded (may be NULL) is
+ * told about every folded node and whether it was supplied.
+ */
+typedef struct rt_exec_fold_ops {
+        bool (*want)(const rt_node_t *n, void *user);
+        const void *(*supply)(const rt_node_t *n, int32_t tensor, const rt_tensor_t *t, size_t bytes, void *user);
+        void (*folded)(const rt_node_t *n, bool supplied, void *user);
+        void *user;
+} rt_exec_fold_ops_t;
+
+int rt_exec_fold(rt_exec_t *e, const rt_exec_fold_ops_t *ops);
+
+/*
+ * Point the folded constant `tensor` at `data` (read-only, `bytes` equal to
+ * the tensor's, outliving the executor) and free the executor's copy.
+ * 0 or -EINVAL.
+ */
+int rt_exec_adopt_const(rt_exec_t *e, int32_t tensor, const void *data, size_t bytes);
 
 /*
  * Replace the execution plan (node indices in order, copied; see

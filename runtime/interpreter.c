@@ -10,6 +10,7 @@
 #include "config.h"
 #include "driver.h"
 #include "executor.h"
+#include "fold.h"
 #include "partition.h"
 #include "plugin.h"
 #include "rt.h"
@@ -35,6 +36,8 @@ struct rt_interp_options {
         op_list_t ops;
         bool has_settings;
         rt_settings_t settings;
+        rt_wcache_t *wcache;            /* borrowed */
+        char model_key[96];
 };
 
 /* A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE),
@@ -50,6 +53,8 @@ typedef struct resource {
 struct rt_interp {
         const rt_model_t *model;
         rt_exec_t *exec;  /* subgraph 0; also subs[0] */
+        rt_wcache_blob_t *weights;  /* the folded weights of exec, or NULL */
+        rt_weights_hook_t weights_hook;  /* drivers' access to the cache */
         /* Control flow: one executor per subgraph the model calls (NULL
          * until needed), and which of them is running right now. */
         rt_exec_t **subs;
@@ -143,6 +148,14 @@ int rt_interp_options_set_settings(rt_interp_options_t *o, const rt_settings_t *
         rt_settings_done(&o->settings);
         o->settings = copy;
         o->has_settings = s != NULL;
+        return 0;
+}
+
+int rt_interp_options_set_weights_cache(rt_interp_options_t *o, rt_wcache_t *c, const char *model_key) {
+        if (!o || (c && (!model_key || !*model_key || strlen(model_key) >= sizeof(o->model_key))))
+                return -EINVAL;
+        o->wcache = c;
+        snprintf(o->model_key, sizeof(o->model_key), "%s", c ? model_key : "");
         return 0;
 }
 
@@ -694,6 +707,17 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
         /* Every subgraph is built now; options->resolver (the resolver's
          * fallback) is only borrowed for this call. */
         it->resolver = rt_resolver_free(it->resolver);
+        /* Constant DENSIFY and DEQUANTIZE run once, now (from the weights
+         * cache when there is one), whatever runs the rest. */
+        r = rt_fold_weights(it->exec, options ? options->wcache : NULL, options ? options->model_key : NULL, 0,
+                            &it->weights);
+        if (r < 0) {
+                interp_fail(it, r, "%s", rt_exec_error(it->exec));
+                goto error;
+        }
+        if (options && options->wcache &&
+            rt_weights_hook_init(&it->weights_hook, options->wcache, options->model_key) == 0)
+                rt_exec_set_weights(it->exec, &it->weights_hook.pub);
         if (options && options->has_settings && options->settings.delegate != RT_DELEGATE_NONE) {
                 r = delegation_setup(it, options);
                 if (r < 0)
@@ -718,6 +742,7 @@ rt_interp_t *rt_interp_free(rt_interp_t *it) {
                 rt_exec_free(it->subs[s]);
         rt_exec_free(it->exec);
         rt_delegation_free(it->delegation);
+        rt_wcache_blob_unref(it->weights);
         free(it->subs);
         free(it->active);
         for (int32_t i = 0; i < it->n_resources; i++) {

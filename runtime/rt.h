@@ -108,6 +108,16 @@ int rt_interp_options_set_resolver(rt_interp_options_t *o, const rt_resolver_t *
  */
 int rt_interp_options_set_settings(rt_interp_options_t *o, const rt_settings_t *s);
 
+/*
+ * The weights cache (wcache.h, borrowed; must outlive the interpreters) and
+ * the key of the model they are built from (its SHA-256 in hex): constants
+ * the runtime derives from the model (dequantized and densified weights)
+ * are then mapped from the cache, shared by every interpreter and process,
+ * and computed only on the first miss. NULL c turns it off. 0 or -EINVAL.
+ */
+typedef struct rt_wcache rt_wcache_t;
+int rt_interp_options_set_weights_cache(rt_interp_options_t *o, rt_wcache_t *c, const char *model_key);
+
 /* ---- interpreter ---- */
 
 /*

@@ -339,6 +339,15 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                         snprintf(reasons[i], RT_DRIVER_REASON_MAX, "XNNPACK: node is not a model op");
                         continue;
                 }
+                /* Folded at prepare (its outputs are constants now): not in
+                 * the plan, nothing to probe. */
+                bool folded = n->n_outputs > 0;
+                for (int32_t k = 0; k < n->n_outputs && folded; k++)
+                        folded = n->outputs[k] >= 0 && g->tensors[n->outputs[k]].alloc == RT_ALLOC_CONST;
+                if (folded) {
+                        ret_supported[i] = true;
+                        continue;
+                }
                 int32_t *ins = calloc((size_t) n->n_inputs + 1, sizeof(int32_t));
                 int32_t *outs = calloc((size_t) n->n_outputs + 1, sizeof(int32_t));
                 rt_driver_group_t grp;
