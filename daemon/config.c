@@ -92,9 +92,9 @@ static const config_entry_t config_table[] = {
              "auto (the journal when started by systemd, else stderr), journal or stderr."),
         UINT("worker_threads", worker_threads, 1, 64, 2,
              "Worker threads per driver queue running compilations and executions."),
-        UINT("instance_concurrency", instance_concurrency, 1, 64, 1,
-             "Executions one shared compiled model runs at once; each needs its own interpreter "
-             "(arena, XNNPACK packed weights), so N costs about N times that memory."),
+        UINT("instance_concurrency", instance_concurrency, 0, 64, 0,
+             "Executions one shared compiled model runs at once, 0 = worker_threads. Each has its own "
+             "arena and XNNPACK packing; folded weights are shared."),
         UINT("max_model_bytes", max_model_bytes, 1 * KIB, 4 * GIB, 1 * GIB,
              "Largest model PrepareModel accepts."),
         UINT("max_models_per_uid", max_models_per_uid, 0, 1000000, 0,
@@ -117,6 +117,9 @@ static const config_entry_t config_table[] = {
         ENUM("isolate_drivers", isolate_drivers, isolate_names, DAEMON_ISOLATE_PLUGINS,
              "plugins (each plugin driver runs in its own acceld --driver-host child, so its crash or hang "
              "costs only its requests), all (XNNPACK too) or none (plugins are loaded into acceld)."),
+        UINT("weights_cache_bytes", weights_cache_bytes, 0, 1024 * GIB, 4 * GIB,
+             "Quota of the weights cache in <state_dir>/weights (folded weights mapped by every "
+             "instance, worker and host); least recently used files go first. 0 = off."),
         UINT("max_execution_ms", max_execution_ms, 1, 3600000, 10000,
              "Longest one call into a driver host (prepare, execute) may take; past it the host is killed "
              "and the request fails with DEAD_OBJECT."),

@@ -60,6 +60,7 @@ typedef struct daemon_config {
         /* Driver hosts. */
         int isolate_drivers;            /* daemon_isolate_t */
         uint64_t max_execution_ms;      /* bound of one call into a driver host */
+        uint64_t weights_cache_bytes;   /* quota of <state_dir>/weights; 0 = no cache */
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

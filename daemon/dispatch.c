@@ -39,6 +39,7 @@ static const daemon_handler_t handler_table[] = {
         { ACCELD__REQUEST__BODY_CANCEL, "Cancel", daemon_cancel_handle },
         { ACCELD__REQUEST__BODY_LIST_MODELS, "ListModels", daemon_list_models_handle },
         { ACCELD__REQUEST__BODY_REMOVE_MODEL, "RemoveModel", daemon_remove_model_handle },
+        { ACCELD__REQUEST__BODY_MANAGE_WEIGHTS_CACHE, "ManageWeightsCache", daemon_manage_weights_cache_handle },
         { ACCELD__REQUEST__BODY_RUN_BENCHMARK, "RunBenchmark", daemon_run_benchmark_handle },
         { ACCELD__REQUEST__BODY_BENCHMARK_PROGRESS, "BenchmarkProgress", daemon_benchmark_progress_handle },
         { ACCELD__REQUEST__BODY_LIST_BENCHMARK_EVENTS, "ListBenchmarkEvents", daemon_list_benchmark_events_handle },

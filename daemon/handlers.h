@@ -34,6 +34,7 @@ int daemon_allocate_buffer_handle(daemon_request_t *rq);
 int daemon_cancel_handle(daemon_request_t *rq);
 int daemon_list_models_handle(daemon_request_t *rq);
 int daemon_remove_model_handle(daemon_request_t *rq);
+int daemon_manage_weights_cache_handle(daemon_request_t *rq);
 int daemon_resize_inputs_handle(daemon_request_t *rq);
 int daemon_supported_ops_handle(daemon_request_t *rq);
 

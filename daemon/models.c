@@ -132,6 +132,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
 
         if (!m)
                 return -ENOMEM;
+        m->wcache = t->wcache;
         if (src->fd >= 0) {
                 struct stat st;
                 void *p;
@@ -271,6 +272,8 @@ static int interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, 
         if (!o)
                 return -ENOMEM;
         r = rt_interp_options_set_settings(o, &i->settings);
+        if (r == 0 && i->model->wcache)
+                r = rt_interp_options_set_weights_cache(o, i->model->wcache, i->model->sha256);
         if (r == 0 && daemon_models_options_hook)
                 daemon_models_options_hook(o);
         if (r == 0)
@@ -681,5 +684,6 @@ void daemon_models_done(daemon_models_t *t) {
                 t->models = m->next;
                 model_free(m);
         }
+        t->wcache = rt_wcache_close(t->wcache);
         pthread_mutex_destroy(&t->mu);
 }

@@ -26,6 +26,7 @@
 
 #include "rt.h"
 #include "settings.h"
+#include "wcache.h"
 #include "scheduler.h"
 #include "storage.h"
 
@@ -52,6 +53,7 @@ struct daemon_model {
         void *copy;                     /* private copy (bytes, unsealed fds), or NULL */
         size_t size;
         rt_model_t *rt;
+        rt_wcache_t *wcache;            /* the table's (borrowed), or NULL */
         unsigned n_ref;                 /* instances using it; under the table mutex */
         daemon_model_t *next;
 };
@@ -90,6 +92,9 @@ typedef struct daemon_models {
         unsigned n_models, n_instances;
         size_t max_model_bytes;
         unsigned instance_concurrency;  /* exec_slots.limit of new instances */
+        /* The weights cache every interpreter folds its constants through
+         * (owned; NULL when off). Set after daemon_models_init(). */
+        rt_wcache_t *wcache;
 } daemon_models_t;
 
 /* Where a model comes from: exactly one of bytes (borrowed), fd (borrowed;

@@ -60,3 +60,5 @@ void daemon_serving_done(daemon_serving_t *sv);
 
 /* GetStatus's serving part, allocated in rq's arena. NULL on ENOMEM. */
 Acceld__ServingStatus *daemon_serving_status(daemon_request_t *rq);
+/* GetStatus's weights-cache counters (serving/wcache.c); NULL on ENOMEM. */
+Acceld__WeightsCacheStatus *daemon_wcache_status(daemon_request_t *rq);

@@ -41,7 +41,8 @@ int daemon_status_handle(daemon_request_t *rq) {
         out->server_version = (char *) ACCELD_VERSION;
         if (s->serving) {
                 out->serving = daemon_serving_status(rq);
-                if (!out->serving)
+                out->weights_cache = daemon_wcache_status(rq);
+                if (!out->serving || !out->weights_cache)
                         return -ENOMEM;
         }
 

@@ -261,9 +261,21 @@ int daemon_serving_init(daemon_serving_t *sv, daemon_server_t *s) {
                         return -EINVAL;
                 sv->has_operators_gid = true;
         }
-        r = daemon_models_init(&sv->models, cfg->max_model_bytes, (unsigned) cfg->instance_concurrency);
+        r = daemon_models_init(&sv->models, cfg->max_model_bytes,
+                               (unsigned) (cfg->instance_concurrency ? cfg->instance_concurrency
+                                                                     : cfg->worker_threads));
         if (r < 0)
                 return r;
+        if (cfg->weights_cache_bytes > 0 && cfg->state_dir) {
+                char dir[PATH_MAX];
+
+                if (snprintf(dir, sizeof(dir), "%s/weights", cfg->state_dir) >= (int) sizeof(dir))
+                        r = -ENAMETOOLONG;
+                else
+                        r = rt_wcache_open(dir, cfg->weights_cache_bytes, &sv->models.wcache);
+                if (r < 0)
+                        log_warning_errno(r, "weights cache off: cannot open %s/weights", cfg->state_dir);
+        }
         r = daemon_sched_init(&sv->sched, s->loop, (unsigned) cfg->worker_threads);
         if (r < 0)
                 return r;

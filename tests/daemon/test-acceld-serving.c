@@ -60,8 +60,7 @@ static void setup_limits(void) {
         harness_wait_ready(&d, d.sock);
 }
 
-static void setup_two_workers(void) {
-        static const char *const args[] = { "--worker-threads", "2", NULL };
+static void start_gated(const char *const *args) {
         char gate[400];
         const char *env[2] = { gate, NULL };
 
@@ -69,6 +68,19 @@ static void setup_two_workers(void) {
         (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
         harness_start(&d, args, env, -1);
         harness_wait_ready(&d, d.sock);
+}
+
+static void setup_two_workers(void) {
+        static const char *const args[] = { "--worker-threads", "2", "--instance-concurrency", "1", NULL };
+
+        start_gated(args);
+}
+
+/* instance_concurrency left at its default (0: one per worker thread). */
+static void setup_two_workers_default(void) {
+        static const char *const args[] = { "--worker-threads", "2", NULL };
+
+        start_gated(args);
 }
 
 static void setup_small_frames(void) {
@@ -1173,7 +1185,7 @@ START_TEST(test_libaccel_supported_operations_and_list_models) {
 }
 END_TEST
 
-/* instance_concurrency 1 (the default): a second execute of a busy shared
+/* instance_concurrency 1: a second execute of a busy shared
  * instance waits although a worker is free, and that worker runs another
  * model meanwhile; the instance never needs a second interpreter. */
 START_TEST(test_serving_instance_runs_one_execution_at_a_time) {
@@ -1215,6 +1227,41 @@ START_TEST(test_serving_instance_runs_one_execution_at_a_time) {
         client_close(&c2);
         free(gm);
         free(am);
+}
+END_TEST
+
+/* By default an instance runs as many executions at once as there are
+ * workers: two clients of one shared instance both run, on two
+ * interpreters, while the gate holds them. */
+START_TEST(test_serving_instance_runs_executions_in_parallel_by_default) {
+        client_t c, c2;
+        size_t gsize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize);
+        float in[4] = { 1, 2, 3, 4 };
+        uint64_t hg, hg2, id_a, id_b;
+        Acceld__Response *r, *keep;
+
+        client_open(&c);
+        client_open(&c2);
+        hg = prepare_ok(&c, gm, gsize, false);
+        hg2 = prepare_ok(&c2, gm, gsize, true);
+        id_a = send_execute(&c, hg, in, 4, 0, 0);
+        id_b = send_execute(&c2, hg2, in, 4, 0, 0);
+        wait_counts(&c, 2, 0);
+        ck_assert_uint_eq(status_get(&c, &keep)->interpreters, 2);
+        resp_free(keep);
+        gate_open();
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id_a);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        r = recv_resp(&c2);
+        ck_assert_uint_eq(r->request_id, id_b);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        resp_free(r);
+        client_close(&c);
+        client_close(&c2);
+        free(gm);
 }
 END_TEST
 
@@ -1824,6 +1871,14 @@ int main(int argc, char **argv) {
                 tcase_set_timeout(t2, 60);
                 tcase_add_test(t2, test_serving_instance_runs_one_execution_at_a_time);
                 suite_add_tcase(s, t2);
+        }
+        {
+                TCase *t2d = tcase_create("two-workers-default");
+
+                tcase_add_checked_fixture(t2d, setup_two_workers_default, teardown);
+                tcase_set_timeout(t2d, 60);
+                tcase_add_test(t2d, test_serving_instance_runs_executions_in_parallel_by_default);
+                suite_add_tcase(s, t2d);
         }
         {
                 TCase *ts = tcase_create("small-frames");
