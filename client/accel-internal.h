@@ -42,3 +42,7 @@ char *accel__strdup0(const char *s);
 /* accel__transact() sending `n_fds` fds (borrowed) with the request. */
 int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds,
                         Acceld__Response__BodyCase want, Acceld__Response **ret_resp);
+
+/* Copy the weights-cache counters (NULL: all zero, directory ""); only
+ * the directory is allocated: NULL there means out of memory. */
+void accel__weights_cache_status_copy(struct accel_weights_cache_status *out, const Acceld__WeightsCacheStatus *in);

@@ -71,6 +71,7 @@ static int status_json(const accel_daemon_status_t *s) {
         }
         json_object_object_add(o, "driver_hosts", hosts);
         json_object_object_add(o, "serving", serving_json(&s->serving));
+        json_object_object_add(o, "weights_cache", accelctl_weights_cache_json(&s->weights_cache));
         return accelctl_json_print(o);
 }
 
@@ -118,6 +119,15 @@ static int status_table(const accel_daemon_status_t *s) {
         (void) accelctl_format_bytes(s->limits.max_frame_bytes, frame, sizeof(frame));
         (void) snprintf(inflight, sizeof(inflight), "%" PRIu32, s->limits.max_in_flight_per_connection);
         (void) snprintf(maxc, sizeof(maxc), "%" PRIu32, s->limits.max_connections);
+        const struct accel_weights_cache_status *wc = &s->weights_cache;
+        char wcache[256], wbytes[48];
+        (void) accelctl_format_bytes(wc->bytes, wbytes, sizeof(wbytes));
+        if (wc->directory && wc->directory[0])
+                (void) snprintf(wcache, sizeof(wcache),
+                                "%" PRIu64 " files, %s; %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " evicted",
+                                wc->files, wbytes, wc->hits, wc->misses, wc->evictions);
+        else
+                (void) snprintf(wcache, sizeof(wcache), "off");
         const struct accel_serving_status *v = &s->serving;
         char serving[160], usage[256], lim_m[32], lim_b[48], lim_q[32], bytes[48];
         (void) snprintf(serving, sizeof(serving),
@@ -154,6 +164,7 @@ static int status_table(const accel_daemon_status_t *s) {
                 { "max connections", maxc },
                 { "serving", serving },
                 { "your usage", usage },
+                { "weights cache", wcache },
         };
 
         accelctl_table_init(&t, 2, header);

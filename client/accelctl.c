@@ -18,6 +18,7 @@ static const char usage[] =
         "  run MODEL [...]        run a model through acceld (see run --help)\n"
         "  ops MODEL              which driver supports each node\n"
         "  models                 models acceld holds\n"
+        "  cache [list|clear]     acceld's weights cache (operators)\n"
         "  bench MODEL            benchmark acceleration settings (progress, results table)\n"
         "  events                 recorded benchmark events (--model, --type, --limit, ...)\n"
         "  best MODEL             the chosen settings and why (--preference P)\n"
@@ -115,6 +116,8 @@ static int accelctl_main(int argc, char **argv) {
                 return accelctl_ops(argc, argv, &o);
         if (strcmp(argv[0], "models") == 0)
                 return accelctl_models(argc, argv, &o);
+        if (strcmp(argv[0], "cache") == 0)
+                return accelctl_cache(argc, argv, &o);
         /* issue 6: benchmarks */
         if (strcmp(argv[0], "bench") == 0)
                 return accelctl_bench(argc, argv, &o);

@@ -57,6 +57,9 @@ void accelctl_table_done(accelctl_table_t *t);
 
 /* The subcommands. argv[0] is the subcommand name. */
 int accelctl_status(int argc, char **argv, const accelctl_opts_t *global);
+int accelctl_cache(int argc, char **argv, const accelctl_opts_t *global);
+/* The weights cache's counters as JSON (accelctl-cache.c). */
+json_object *accelctl_weights_cache_json(const struct accel_weights_cache_status *w);
 int accelctl_caps(int argc, char **argv, const accelctl_opts_t *global);
 /* accelctl-run.c: run MODEL through acceld, ops MODEL, models. */
 int accelctl_run(int argc, char **argv, const accelctl_opts_t *global);

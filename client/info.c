@@ -213,6 +213,7 @@ accel_daemon_status_t *accel_daemon_status_free(accel_daemon_status_t *s) {
                 free(s->driver_hosts[i].last_death);
         }
         free(s->driver_hosts);
+        free(s->weights_cache.directory);
         free(s);
         return NULL;
 }
@@ -253,6 +254,12 @@ int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret) {
         out->protocol_errors = st->protocol_errors;
         limits_copy(&out->limits, st->limits);
         out->pid = st->pid;
+        accel__weights_cache_status_copy(&out->weights_cache, st->weights_cache);
+        if (!out->weights_cache.directory) {
+                (void) accel_daemon_status_free(out);
+                acceld__response__free_unpacked(resp, NULL);
+                return oom();
+        }
         if (st->serving) {
                 const Acceld__ServingStatus *sv = st->serving;
                 struct accel_serving_status *o = &out->serving;

@@ -18,6 +18,7 @@
 
 #include "bench-settings.h"
 #include "executor.h"
+#include "fold.h"
 #include "graph.h"
 #include "host.h"
 #include "ipc.h"
@@ -38,6 +39,8 @@ typedef struct prepared {
         uint8_t *region;
         size_t region_size;
         void *handle;           /* the driver's */
+        rt_wcache_blob_t *weights;      /* folded weights the graph points into */
+        rt_weights_hook_t hook;
         struct prepared *next;
 } prepared_t;
 
@@ -45,21 +48,36 @@ typedef struct host {
         const rt_driver_t *driver;
         prepared_t *prepared;
         uint64_t next_id;
+        rt_wcache_t *wcache;    /* opened at the first request naming one */
 } host_t;
 
 static rt_driver_graph_t graph_of(rt_exec_t *e) {
         rt_graph_t *g = rt_exec_graph(e);
         return (rt_driver_graph_t) {
                 .model = g->model, .tensors = g->tensors, .n_tensors = g->n_tensors,
-                .nodes = g->nodes, .n_nodes = g->n_nodes,
+                .nodes = g->nodes, .n_nodes = g->n_nodes, .weights = rt_exec_weights(e),
         };
 }
 
-/* The model's primary graph at the shapes acceld's interpreter has. */
-static int graph_build(int model_fd, const Acceld__HostRequest *rq, rt_model_t **ret_model, rt_exec_t **ret_exec,
-                       char *err, size_t err_size) {
+/* The weights cache the request names (acceld's), or NULL. The quota is
+ * acceld's business: the host only reads and adds files. */
+static rt_wcache_t *host_wcache(host_t *h, const Acceld__HostRequest *rq) {
+        if (!rq->weights_dir || !rq->weights_dir[0] || !rq->model_key || !rq->model_key[0])
+                return NULL;
+        if (!h->wcache && rt_wcache_open(rq->weights_dir, 0, &h->wcache) < 0)
+                h->wcache = NULL;
+        return h->wcache && strcmp(rt_wcache_dir(h->wcache), rq->weights_dir) == 0 ? h->wcache : NULL;
+}
+
+/* The model's primary graph at the shapes acceld's interpreter has, with
+ * its weights folded as acceld folded them (through the same cache when
+ * there is one: the same file, mapped). */
+static int graph_build(host_t *h, int model_fd, const Acceld__HostRequest *rq, rt_model_t **ret_model,
+                       rt_exec_t **ret_exec, rt_wcache_blob_t **ret_weights, rt_weights_hook_t *hook, char *err,
+                       size_t err_size) {
         rt_model_t *m = NULL;
         rt_exec_t *e = NULL;
+        rt_wcache_t *c = host_wcache(h, rq);
         int r = rt_model_load_fd(model_fd, &m, err, err_size);
         if (r < 0)
                 return r;
@@ -74,6 +92,13 @@ static int graph_build(int model_fd, const Acceld__HostRequest *rq, rt_model_t *
                         goto fail;
                 }
         }
+        r = rt_fold_weights(e, c, c ? rq->model_key : NULL, 0, ret_weights);
+        if (r < 0) {
+                snprintf(err, err_size, "%s", rt_exec_error(e));
+                goto fail;
+        }
+        if (c && rt_weights_hook_init(hook, c, rq->model_key) == 0)
+                rt_exec_set_weights(e, &hook->pub);
         r = rt_exec_allocate(e);
         if (r < 0) {
                 snprintf(err, err_size, "%s", rt_exec_error(e));
@@ -84,6 +109,7 @@ static int graph_build(int model_fd, const Acceld__HostRequest *rq, rt_model_t *
         return 0;
 fail:
         rt_exec_free(e);
+        *ret_weights = rt_wcache_blob_unref(*ret_weights);
         rt_model_free(m);
         return r;
 }
@@ -96,6 +122,7 @@ static void prepared_free(const rt_driver_t *d, prepared_t *p) {
         if (p->region)
                 (void) munmap(p->region, p->region_size);
         rt_exec_free(p->exec);
+        rt_wcache_blob_unref(p->weights);
         rt_model_free(p->model);
         rt_settings_done(&p->settings);
         free(p->nodes);
@@ -151,7 +178,7 @@ static int do_prepare(host_t *h, const Acceld__HostRequest *rq, const int *fds, 
                 snprintf(err, err_size, "the settings do not decode");
                 goto fail;
         }
-        r = graph_build(fds[0], rq, &p->model, &p->exec, err, err_size);
+        r = graph_build(h, fds[0], rq, &p->model, &p->exec, &p->weights, &p->hook, err, err_size);
         if (r < 0)
                 goto fail;
         p->nodes = ints_dup(rq->nodes, rq->n_nodes);
@@ -258,6 +285,8 @@ static int do_supported(host_t *h, const Acceld__HostRequest *rq, const int *fds
                         char *err, size_t err_size) {
         rt_model_t *m = NULL;
         rt_exec_t *e = NULL;
+        rt_wcache_blob_t *weights = NULL;
+        rt_weights_hook_t hook;
         rt_settings_t s;
         int r;
 
@@ -267,7 +296,7 @@ static int do_supported(host_t *h, const Acceld__HostRequest *rq, const int *fds
                 snprintf(err, err_size, "the settings do not decode");
                 return r;
         }
-        r = graph_build(fds[0], rq, &m, &e, err, err_size);
+        r = graph_build(h, fds[0], rq, &m, &e, &weights, &hook, err, err_size);
         if (r < 0)
                 goto out;
         rt_driver_graph_t g = graph_of(e);
@@ -298,6 +327,7 @@ static int do_supported(host_t *h, const Acceld__HostRequest *rq, const int *fds
         free(reasons);
 out:
         rt_exec_free(e);
+        rt_wcache_blob_unref(weights);
         rt_model_free(m);
         rt_settings_done(&s);
         return r;

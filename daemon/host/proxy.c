@@ -25,6 +25,7 @@
 
 #include "bench-settings.h"
 #include "driver.h"
+#include "fold.h"
 #include "graph.h"
 #include "host.h"
 #include "ipc.h"
@@ -85,7 +86,27 @@ typedef struct remote {
         Acceld__HostTensorShape **shape_ptrs;
         int32_t *shape_dims;
         size_t n_shapes;
+        char weights_dir[512];          /* "" without a weights cache */
+        char model_key[96];
 } remote_t;
+
+/* What the host needs to fold the weights as acceld's interpreter did:
+ * the cache directory and the model key of g's weights hook. */
+static void remote_weights(remote_t *rm, const rt_driver_graph_t *g) {
+        const rt_weights_hook_t *w = (const rt_weights_hook_t *) g->weights;
+
+        if (!w || !w->cache)
+                return;
+        (void) snprintf(rm->weights_dir, sizeof(rm->weights_dir), "%s", rt_wcache_dir(w->cache));
+        (void) snprintf(rm->model_key, sizeof(rm->model_key), "%s", w->model_key);
+}
+
+static void request_weights(Acceld__HostRequest *rq, remote_t *rm) {
+        if (rm->weights_dir[0]) {
+                rq->weights_dir = rm->weights_dir;
+                rq->model_key = rm->model_key;
+        }
+}
 
 /* The deadline (CLOCK_MONOTONIC ns, 0 = none) of the request this worker
  * thread is running, which bounds its calls into hosts. */
@@ -418,6 +439,7 @@ static int remote_prepare(remote_t *rm, uint64_t timeout_ms, char *err, size_t e
         rq.n_inputs = (size_t) rm->n_inputs;
         rq.outputs = rm->outputs;
         rq.n_outputs = (size_t) rm->n_outputs;
+        request_weights(&rq, rm);
         rq.offsets = rm->offsets;
         rq.n_offsets = (size_t) (rm->n_inputs + rm->n_outputs);
         rq.has_region_size = 1;
@@ -478,6 +500,8 @@ static int proxy_supported_ops(const rt_driver_t *d, const rt_driver_graph_t *g,
         rq.settings.len = tmp.settings_size;
         rq.shapes = tmp.shape_ptrs;
         rq.n_shapes = tmp.n_shapes;
+        remote_weights(&tmp, g);
+        request_weights(&rq, &tmp);
         pthread_mutex_lock(&h->mu);
         r = host_call_checked(h, &rq, &tmp.model_fd, 1, hosts.max_call_ms, &m, err, sizeof(err));
         pthread_mutex_unlock(&h->mu);
@@ -519,6 +543,7 @@ static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 return -ENOMEM;
         rm->h = h;
         rm->model_fd = rm->region_fd = -1;
+        remote_weights(rm, g);
         rm->nodes = ints_dup(group->nodes, group->n_nodes);
         rm->inputs = ints_dup(group->inputs, group->n_inputs);
         rm->outputs = ints_dup(group->outputs, group->n_outputs);

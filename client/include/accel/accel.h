@@ -160,7 +160,32 @@ typedef struct accel_daemon_status {
                 char *last_death;       /* "" when none */
         } *driver_hosts;
         size_t n_driver_hosts;
+        /* The weights cache: counters since start, files at the last scan
+         * (directory "" when the cache is off). */
+        struct accel_weights_cache_status {
+                char *directory;
+                uint64_t hits, misses, inserts, corrupt, evictions;
+                uint64_t files, bytes, mapped_bytes, quota_bytes;
+        } weights_cache;
 } accel_daemon_status_t;
+
+/* ManageWeightsCache: the files of the weights cache, or what clearing
+ * removed. Root and the operators group only (-EPERM otherwise). */
+typedef struct accel_weights_cache_entry {
+        char *file;
+        char *key;                      /* "fold/s0/<model sha256>|rt=...;cpu=..." */
+        uint64_t bytes;
+        int64_t last_used_unix;
+        bool mapped;                    /* in use by acceld now */
+        bool valid;                     /* the header checks */
+} accel_weights_cache_entry_t;
+
+typedef struct accel_weights_cache {
+        struct accel_weights_cache_status status;
+        accel_weights_cache_entry_t *entries;   /* oldest use first */
+        size_t n_entries;
+        uint64_t removed_files, removed_bytes;  /* clear */
+} accel_weights_cache_t;
 
 /*
  * Connect to acceld. `path` (may be NULL) is used if given, else
@@ -194,6 +219,13 @@ ACCEL_EXPORT accel_capabilities_t *accel_capabilities_free(accel_capabilities_t 
 /* The daemon's counters; release with accel_daemon_status_free(). */
 ACCEL_EXPORT int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret);
 ACCEL_EXPORT accel_daemon_status_t *accel_daemon_status_free(accel_daemon_status_t *s);
+
+/* List, or clear, the daemon's weights cache; release with
+ * accel_weights_cache_free(). 0 or -errno (-EPERM: not an operator;
+ * -ENODEV: the cache is off) with the daemon's message. */
+ACCEL_EXPORT int accel_weights_cache_list(accel_client_t *c, accel_weights_cache_t **ret);
+ACCEL_EXPORT int accel_weights_cache_clear(accel_client_t *c, accel_weights_cache_t **ret);
+ACCEL_EXPORT accel_weights_cache_t *accel_weights_cache_free(accel_weights_cache_t *w);
 
 /* "NONE", "INVALID_ARGUMENT", ... (static strings); "UNKNOWN" otherwise. */
 ACCEL_EXPORT const char *accel_status_to_string(accel_status_t status);

@@ -202,6 +202,21 @@ static PyObject *client_status(PyObject *self, PyObject *unused) {
                         Py_CLEAR(ret);
                 Py_XDECREF(sv);
         }
+        if (ret) {
+                const struct accel_weights_cache_status *w = &s->weights_cache;
+                PyObject *wc = Py_BuildValue("{s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "directory",
+                                             w->directory ? w->directory : "", "hits", (unsigned long long) w->hits,
+                                             "misses", (unsigned long long) w->misses, "inserts",
+                                             (unsigned long long) w->inserts, "corrupt",
+                                             (unsigned long long) w->corrupt, "evictions",
+                                             (unsigned long long) w->evictions, "files", (unsigned long long) w->files,
+                                             "bytes", (unsigned long long) w->bytes, "mapped_bytes",
+                                             (unsigned long long) w->mapped_bytes, "quota_bytes",
+                                             (unsigned long long) w->quota_bytes);
+                if (!wc || PyDict_SetItemString(ret, "weights_cache", wc) < 0)
+                        Py_CLEAR(ret);
+                Py_XDECREF(wc);
+        }
         accel_daemon_status_free(s);
         return ret;
 }

@@ -70,7 +70,7 @@ END_TEST
 START_TEST(test_plugin_abi_mismatch_refused) {
         char err[512] = "";
         ck_assert_int_eq(rt_plugin_load(FAULTY_BADABI_PLUGIN, NULL, err, sizeof(err)), -EPROTO);
-        ck_assert_msg(strstr(err, "driver ABI version 999, this runtime needs 1; refused"), "%s", err);
+        ck_assert_msg(strstr(err, "driver ABI version 999, this runtime needs 2; refused"), "%s", err);
         ck_assert_ptr_null(rt_driver_find("faulty-badabi"));
 }
 END_TEST

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Integration: the weights cache of a real acceld. Two instances of one
+ * float16 model (different thread counts) fold their weights once and share
+ * the file; a restarted daemon finds it; a damaged file is detected and
+ * rebuilt with the same results; ManageWeightsCache lists and clears; with
+ * weights_cache_bytes = 0 the cache is off and says so; isolate_drivers=all
+ * (XNNPACK in a driver host) folds through the same file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "accel/accel.h"
+#include "harness.h"
+#include "tflite-builder.h"
+
+static harness_daemon_t d;
+
+static void teardown(void) {
+        harness_cleanup(&d);
+}
+
+static void start(const char *const *args) {
+        harness_start(&d, args, NULL, -1);
+        harness_wait_ready(&d, d.sock);
+}
+
+static void setup(void) {
+        harness_prepare(&d);
+        start(NULL);
+}
+
+static uint16_t to_half(float f) {
+        uint32_t x;
+        memcpy(&x, &f, 4);
+        uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+        return exp == 0 ? (uint16_t) sign : (uint16_t) (sign | ((exp - 127 + 15) << 10) | (man >> 13));
+}
+
+/* out = FC(in [1,16], DEQUANTIZE(w [32,16] float16)): 32 outputs. */
+static uint8_t *fp16_model(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        int32_t ish[2] = { 1, 16 }, wsh[2] = { 32, 16 }, osh[2] = { 1, 32 };
+        uint16_t wh[512];
+        for (int i = 0; i < 512; i++)
+                wh[i] = to_half((float) ((i * 7) % 13 - 6) / 16.0f);
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, ish);
+        int32_t w16 = tfb_tensor_const(b, RT_TYPE_FLOAT16, "w16", 2, wsh, wh, sizeof(wh));
+        int32_t w = tfb_tensor(b, RT_TYPE_FLOAT32, "w", 2, wsh);
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, osh);
+        tfb_op_t dq = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_DEQUANTIZE, 1), .inputs = &w16, .n_inputs = 1,
+                        .outputs = &w, .n_outputs = 1 };
+        tfb_op_add(b, &dq);
+        int32_t fins[3] = { in, w, -1 };
+        tfb_option_t fopts[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        tfb_op_t fc = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_FULLY_CONNECTED, 1), .inputs = fins,
+                        .n_inputs = 3, .outputs = &out, .n_outputs = 1, .options_type = RT_OPTIONS_FULLY_CONNECTED,
+                        .options = fopts, .n_options = 1 };
+        tfb_op_add(b, &fc);
+        tfb_io(b, &in, 1, &out, 1);
+        uint8_t *buf = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return buf;
+}
+
+/* The expected outputs, computed here from the float16 values. */
+static void expected(float want[32]) {
+        for (int o = 0; o < 32; o++) {
+                double acc = 0;
+                for (int k = 0; k < 16; k++)
+                        acc += (double) (k - 8) * 0.125 * (double) (((o * 16 + k) * 7) % 13 - 6) / 16.0;
+                want[o] = (float) acc;
+        }
+}
+
+typedef struct run {
+        accel_model_t *m;
+        accel_interp_t *it;
+} run_t;
+
+/* Prepare the model with `settings` and check one run's outputs. */
+static void run_open(run_t *r, const char *settings) {
+        size_t size;
+        uint8_t *buf = fp16_model(&size);
+        accel_interp_options_t *o = accel_interp_options_create();
+        float want[32];
+
+        ck_assert_int_eq(accel_model_create(buf, size, &r->m), 0);
+        free(buf);
+        ck_assert_int_eq(accel_interp_options_set_socket(o, d.sock), 0);
+        ck_assert_int_eq(accel_interp_options_set_settings_json(o, settings), 0);
+        ck_assert_msg(accel_interp_create(r->m, o, &r->it) == 0, "%s", accel_last_error());
+        accel_interp_options_delete(o);
+        ck_assert_int_eq(accel_interp_allocate_tensors(r->it), 0);
+        float *in = accel_tensor_data(accel_interp_input_tensor(r->it, 0));
+        for (int k = 0; k < 16; k++)
+                in[k] = (float) (k - 8) * 0.125f;
+        ck_assert_msg(accel_interp_invoke(r->it) == 0, "%s", accel_last_error());
+        const float *y = accel_tensor_data(accel_interp_output_tensor(r->it, 0));
+        expected(want);
+        for (int i = 0; i < 32; i++)
+                ck_assert_msg(y[i] == want[i] || (y[i] - want[i] < 1e-5f && want[i] - y[i] < 1e-5f),
+                              "output %d: %g, want %g", i, y[i], want[i]);
+}
+
+static void run_close(run_t *r) {
+        accel_interp_delete(r->it);
+        accel_model_delete(r->m);
+}
+
+static struct accel_weights_cache_status status(void) {
+        accel_client_t *c = NULL;
+        accel_daemon_status_t *s = NULL;
+        struct accel_weights_cache_status w;
+
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_int_eq(accel_get_status(c, &s), 0);
+        w = s->weights_cache;
+        w.directory = NULL;     /* freed with s */
+        accel_daemon_status_free(s);
+        accel_disconnect(c);
+        return w;
+}
+
+static void restart(const char *const *args) {
+        ck_assert_int_eq(harness_signal_and_wait(&d, SIGTERM), 0);
+        start(args);
+}
+
+#define XNN1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
+#define XNN2 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}"
+
+START_TEST(test_two_instances_share_and_restart_reuses) {
+        run_t a, b;
+        struct accel_weights_cache_status w;
+
+        run_open(&a, XNN1);
+        w = status();
+        ck_assert_uint_eq(w.misses, 1);
+        ck_assert_uint_eq(w.inserts, 1);
+        ck_assert_uint_eq(w.files, 1);
+        /* A second instance (another thread count) maps the same file. */
+        run_open(&b, XNN2);
+        w = status();
+        ck_assert_uint_eq(w.hits, 1);
+        ck_assert_uint_eq(w.inserts, 1);
+        /* Mapped once: header, directory (one entry, padded to 64), weights. */
+        ck_assert_uint_eq(w.mapped_bytes, 4096 + 64 + 512 * 4);
+        /* The reference kernels share it too. */
+        run_t r;
+        run_open(&r, "{\"delegate\":\"NONE\"}");
+        ck_assert_uint_eq(status().hits, 2);
+        run_close(&r);
+
+        accel_client_t *c = NULL;
+        accel_weights_cache_t *l = NULL;
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_int_eq(accel_weights_cache_list(c, &l), 0);
+        ck_assert_uint_eq(l->n_entries, 1);
+        ck_assert_msg(strncmp(l->entries[0].key, "fold/s0/", 8) == 0, "%s", l->entries[0].key);
+        ck_assert(l->entries[0].valid);
+        ck_assert(l->entries[0].mapped);
+        accel_weights_cache_free(l);
+        accel_disconnect(c);
+        run_close(&a);
+        run_close(&b);
+
+        /* After a restart the file is found: a hit, nothing inserted. */
+        restart(NULL);
+        run_open(&a, XNN1);
+        w = status();
+        ck_assert_uint_eq(w.hits, 1);
+        ck_assert_uint_eq(w.misses, 0);
+        ck_assert_uint_eq(w.inserts, 0);
+        run_close(&a);
+
+        /* Clearing removes the file; the next prepare builds it again. */
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_int_eq(accel_weights_cache_clear(c, &l), 0);
+        ck_assert_uint_eq(l->removed_files, 1);
+        ck_assert_uint_eq(l->status.files, 0);
+        accel_weights_cache_free(l);
+        accel_disconnect(c);
+        run_open(&a, XNN1);
+        ck_assert_uint_eq(status().inserts, 1);
+        run_close(&a);
+}
+END_TEST
+
+/* Damage the file while acceld is down: the restarted daemon detects it,
+ * removes it, computes the weights again and gives the same results. */
+START_TEST(test_damaged_file_rebuilt) {
+        run_t a;
+        run_open(&a, XNN1);
+        run_close(&a);
+        ck_assert_int_eq(harness_signal_and_wait(&d, SIGTERM), 0);
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd),
+                 "f=$(ls %s/weights/*.acw) && printf '\\377\\377\\377\\377' | dd of=$f bs=1 seek=4200 conv=notrunc "
+                 "status=none",
+                 d.state);
+        ck_assert_int_eq(system(cmd), 0);
+        start(NULL);
+        run_open(&a, XNN1);
+        struct accel_weights_cache_status w = status();
+        ck_assert_uint_eq(w.corrupt, 1);
+        ck_assert_uint_eq(w.inserts, 1);
+        ck_assert_uint_eq(w.files, 1);
+        run_close(&a);
+}
+END_TEST
+
+/* XNNPACK in a driver host: the host folds through acceld's file. */
+START_TEST(test_driver_host_uses_the_cache) {
+        static const char *const args[] = { "--isolate-drivers", "all", NULL };
+        run_t a;
+
+        restart(args);
+        run_open(&a, XNN1);
+        struct accel_weights_cache_status w = status();
+        ck_assert_uint_eq(w.inserts, 1);
+        ck_assert_uint_eq(w.files, 1);
+        run_close(&a);
+        char cmd[400];
+        snprintf(cmd, sizeof(cmd), "test $(ls %s/weights/*.acw | wc -l) = 1", d.state);
+        ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(test_cache_off) {
+        static const char *const args[] = { "--weights-cache-bytes", "0", NULL };
+        char cmd[400];
+        run_t a;
+
+        ck_assert_int_eq(harness_signal_and_wait(&d, SIGTERM), 0);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s/weights", d.state);
+        ck_assert_int_eq(system(cmd), 0);
+        start(args);
+        run_open(&a, XNN1);
+        run_close(&a);
+        accel_client_t *c = NULL;
+        accel_daemon_status_t *s = NULL;
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_int_eq(accel_get_status(c, &s), 0);
+        ck_assert_str_eq(s->weights_cache.directory, "");
+        ck_assert_uint_eq(s->weights_cache.misses, 0);
+        accel_daemon_status_free(s);
+        accel_weights_cache_t *l = NULL;
+        ck_assert_int_eq(accel_weights_cache_list(c, &l), -ENODEV);
+        ck_assert_msg(strstr(accel_last_error(), "weights cache is off"), "%s", accel_last_error());
+        accel_disconnect(c);
+        char path[400];
+        snprintf(path, sizeof(path), "%s/weights", d.state);
+        ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+        harness_init(argc, argv);
+        Suite *s = suite_create("acceld-wcache");
+        TCase *tc = tcase_create("wcache");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_two_instances_share_and_restart_reuses);
+        tcase_add_test(tc, test_damaged_file_rebuilt);
+        tcase_add_test(tc, test_driver_host_uses_the_cache);
+        tcase_add_test(tc, test_cache_off);
+        suite_add_tcase(s, tc);
+        SRunner *sr = srunner_create(s);
+        srunner_run_all(sr, CK_NORMAL);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? 1 : 0;
+}
