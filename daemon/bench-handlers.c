@@ -322,6 +322,12 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
                 bench.runner = NULL;
                 return log_warning_errno(r, "benchmarks unavailable: cannot start the runner");
         }
+        if (config->weights_cache_bytes > 0 && config->state_dir) {
+                char wdir[4096];
+
+                if (snprintf(wdir, sizeof(wdir), "%s/weights", config->state_dir) < (int) sizeof(wdir))
+                        (void) bench_runner_set_weights_dir(bench.runner, wdir);
+        }
         log_debug("benchmarks ready (drivers %s)", bench.versions);
         return 0;
 }

@@ -61,6 +61,7 @@ struct bench_runner {
         store_thread_t *store;
         char *worker_exe;
         char *plugin_dir;
+        char *weights_dir;              /* NULL: workers fold without the cache */
         bench_run_done_fn done_fn;
         void *userdata;
         pthread_t thread;
@@ -813,6 +814,10 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         th.max_symmetric_kl_divergence = (float) run->req.thresholds.max_kl;
         job.thresholds = &th;
         job.plugin_dir = rn->plugin_dir;
+        if (rn->weights_dir) {
+                job.weights_dir = rn->weights_dir;
+                job.model_key = run->sha256;
+        }
         job.has_seed = 1;
         job.seed = 1;
 
@@ -987,6 +992,18 @@ static void *runner_main(void *userdata) {
         return NULL;
 }
 
+int bench_runner_set_weights_dir(bench_runner_t *rn, const char *dir) {
+        char *d = dir ? strdup(dir) : NULL;
+
+        if (!rn || (dir && !d)) {
+                free(d);
+                return rn ? -ENOMEM : -EINVAL;
+        }
+        free(rn->weights_dir);
+        rn->weights_dir = d;
+        return 0;
+}
+
 int bench_runner_start(store_thread_t *store, const char *worker_exe, const char *plugin_dir,
                        bench_run_done_fn done_fn, void *userdata, bench_runner_t **ret) {
         bench_runner_t *rn;
@@ -1044,6 +1061,7 @@ bench_runner_t *bench_runner_stop(bench_runner_t *rn) {
         pthread_mutex_destroy(&rn->mu);
         free(rn->worker_exe);
         free(rn->plugin_dir);
+        free(rn->weights_dir);
         free(rn);
         return NULL;
 }

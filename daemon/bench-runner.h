@@ -105,6 +105,10 @@ int bench_runner_start(store_thread_t *store, const char *worker_exe, const char
 /* Kill a running child, drop queued runs, join. NULL-safe. Returns NULL. */
 bench_runner_t *bench_runner_stop(bench_runner_t *r);
 
+/* Workers fold weights through the weights cache in `dir` (copied; NULL:
+ * without it). Call before the first submit. 0, -EINVAL or -ENOMEM. */
+int bench_runner_set_weights_dir(bench_runner_t *r, const char *dir);
+
 /* Queue a run; takes ownership of *req (zeroed on return, also on error).
  * Returns the run id (> 0) or -EAGAIN (too many runs queued), -ENOMEM. Any
  * thread. */

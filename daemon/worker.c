@@ -15,9 +15,11 @@
 #include "plugin.h"
 #include "rt.h"
 #include "service.pb-c.h"
+#include "wcache.h"
 #include "worker.h"
 
 DEFINE_POINTER_CLEANUP(rt_model_t, rt_model_free);
+DEFINE_POINTER_CLEANUP(rt_wcache_t, rt_wcache_close);
 
 #define WORKER_JOB_MAX (512u << 20)
 #define WORKER_RUNS_MAX 10000
@@ -219,6 +221,7 @@ static size_t tensor_row(const rt_tensor_t *t) {
 static int worker_run(worker_t *w) {
         const Acceld__BenchmarkWorkerJob *job = w->job;
         _cleanup_(rt_model_freep) rt_model_t *model = NULL;
+        _cleanup_(rt_wcache_closep) rt_wcache_t *wcache = NULL;
         rt_interp_options_t *opts = NULL;
         rt_interp_t *it = NULL;
         char err[512] = "";
@@ -251,6 +254,11 @@ static int worker_run(worker_t *w) {
         if (!opts)
                 return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
         r = rt_interp_options_set_settings(opts, &w->settings);
+        /* The same folded weights as acceld's instances: mapped, not
+         * computed again (a cache that cannot be opened is only slower). */
+        if (r == 0 && job->weights_dir && job->weights_dir[0] && job->model_key && job->model_key[0] &&
+            rt_wcache_open(job->weights_dir, 0, &wcache) == 0)
+                r = rt_interp_options_set_weights_cache(opts, wcache, job->model_key);
         if (r == 0)
                 r = rt_interp_create(model, opts, &it, err, sizeof(err));
         opts = rt_interp_options_free(opts);

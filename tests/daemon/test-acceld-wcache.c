@@ -234,6 +234,56 @@ START_TEST(test_driver_host_uses_the_cache) {
 }
 END_TEST
 
+/* Mini-benchmark workers (child processes) fold through the same file:
+ * the first candidate's worker writes it, later ones and a later prepare
+ * in acceld find it. */
+START_TEST(test_benchmark_workers_share_the_file) {
+        static const char *const cands[] = { "{\"delegate\":\"NONE\"}", XNN1, XNN2 };
+        accel_bench_options_t bo = { .candidates_json = cands, .n_candidates = 3, .runs = 2, .timeout_ms = 30000 };
+        char path[400], cmd[500];
+        size_t size;
+        uint8_t *buf = fp16_model(&size);
+        accel_client_t *c = NULL;
+        uint64_t run = 0;
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/model.tflite", d.dir);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, buf, size), (ssize_t) size);
+        close(fd);
+        free(buf);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_msg(accel_bench_start(c, fd, NULL, &bo, &run) == 0, "%s", accel_last_error());
+        close(fd);
+        for (int i = 0; i < 600; i++) {
+                accel_bench_progress_t *p = NULL;
+                ck_assert_int_eq(accel_bench_progress(c, run, &p), 0);
+                bool done = p->finished;
+                if (done)
+                        for (size_t k = 0; k < p->n_candidates; k++)
+                                ck_assert_msg(p->candidates[k].ok == 1, "candidate %zu (%s): %s", k,
+                                              p->candidates[k].settings_json, p->candidates[k].error);
+                accel_bench_progress_free(p);
+                if (done)
+                        break;
+                usleep(100000);
+        }
+        accel_disconnect(c);
+        /* Written by a worker, not by acceld (which prepared nothing). */
+        ck_assert_uint_eq(status().inserts, 0);
+        snprintf(cmd, sizeof(cmd), "test $(ls %s/weights/*.acw | wc -l) = 1", d.state);
+        ck_assert_int_eq(system(cmd), 0);
+        run_t a;
+        run_open(&a, XNN1);
+        struct accel_weights_cache_status w = status();
+        ck_assert_uint_eq(w.hits, 1);
+        ck_assert_uint_eq(w.inserts, 0);
+        run_close(&a);
+}
+END_TEST
+
 START_TEST(test_cache_off) {
         static const char *const args[] = { "--weights-cache-bytes", "0", NULL };
         char cmd[400];
@@ -271,6 +321,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_two_instances_share_and_restart_reuses);
         tcase_add_test(tc, test_damaged_file_rebuilt);
         tcase_add_test(tc, test_driver_host_uses_the_cache);
+        tcase_add_test(tc, test_benchmark_workers_share_the_file);
         tcase_add_test(tc, test_cache_off);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
