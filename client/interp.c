@@ -32,6 +32,7 @@ struct accel_interp_options {
         bool inline_tensors;
         uint8_t *cache_token;   /* NULL: none */
         size_t cache_token_size;
+        uint32_t max_batch_size, max_queue_delay_us;  /* 0: acceld's configuration */
 };
 
 struct accel_tensor {
@@ -247,6 +248,15 @@ int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enab
         return 0;
 }
 
+int accel_interp_options_set_batching(accel_interp_options_t *o, uint32_t max_batch_size,
+                                      uint32_t max_queue_delay_us) {
+        if (!o || max_batch_size > 64)
+                return -EINVAL;
+        o->max_batch_size = max_batch_size;
+        o->max_queue_delay_us = max_queue_delay_us;
+        return 0;
+}
+
 int accel_interp_options_set_cache_token(accel_interp_options_t *o, const void *token, size_t size) {
         uint8_t *n = NULL;
 
@@ -387,6 +397,14 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
         if (options && options->prepare_deadline_ms) {
                 p.has_deadline_us = 1;
                 p.deadline_us = (uint64_t) options->prepare_deadline_ms * 1000u;
+        }
+        if (options && options->max_batch_size) {
+                p.has_max_batch_size = 1;
+                p.max_batch_size = options->max_batch_size;
+        }
+        if (options && options->max_queue_delay_us) {
+                p.has_max_queue_delay_us = 1;
+                p.max_queue_delay_us = options->max_queue_delay_us;
         }
         if (options && options->cache_token) {
                 p.has_cache_token = 1;

@@ -120,6 +120,12 @@ static const config_entry_t config_table[] = {
         UINT("weights_cache_bytes", weights_cache_bytes, 0, 1024 * GIB, 4 * GIB,
              "Quota of the weights cache in <state_dir>/weights (folded weights mapped by every "
              "instance, worker and host); least recently used files go first. 0 = off."),
+        UINT("batch_max_size", batch_max_size, 1, 64, 1,
+             "Dynamic batching: queued executions of one model run as one invoke, up to this many; "
+             "1 = off. Per model: PrepareModel's max_batch_size."),
+        UINT("batch_max_delay_us", batch_max_delay_us, 0, 1000000, 0,
+             "How long a batch may wait for more executions to arrive; a batch holding a request with "
+             "a deadline never waits."),
         UINT("max_execution_ms", max_execution_ms, 1, 3600000, 10000,
              "Longest one call into a driver host (prepare, execute) may take; past it the host is killed "
              "and the request fails with DEAD_OBJECT."),

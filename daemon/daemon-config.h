@@ -61,6 +61,8 @@ typedef struct daemon_config {
         int isolate_drivers;            /* daemon_isolate_t */
         uint64_t max_execution_ms;      /* bound of one call into a driver host */
         uint64_t weights_cache_bytes;   /* quota of <state_dir>/weights; 0 = no cache */
+        uint64_t batch_max_size;        /* dynamic batching: executions per invoke; 1 = off */
+        uint64_t batch_max_delay_us;    /* how long a batch waits to fill */
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

@@ -248,6 +248,9 @@ static void instance_free(daemon_instance_t *i) {
         for (size_t k = 0; k < i->n_pool; k++)
                 rt_interp_free(i->pool[k]);
         free(i->pool);
+        for (size_t k = 0; k < i->n_batch_pool; k++)
+                rt_interp_free(i->batch_pool[k]);
+        free(i->batch_pool);
         for (int32_t k = 0; k < i->n_inputs; k++)
                 daemon_tensor_info_done(&i->inputs[k]);
         for (int32_t k = 0; k < i->n_outputs; k++)
@@ -292,6 +295,10 @@ static int interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, 
         }
         *ret = it;
         return 0;
+}
+
+int daemon_instance_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size) {
+        return interp_new(i, ret, err, err_size);
 }
 
 static int pool_push(daemon_instance_t *i, rt_interp_t *it) {
@@ -505,8 +512,11 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
                 model_free(fresh);
 
         r = instance_compile_admitted(m, settings, &i, err, err_size);
-        if (r == 0)
+        if (r == 0) {
                 i->exec_slots.limit = t->instance_concurrency;
+                i->batch_max = t->batch_max;
+                i->batch_delay_ns = t->batch_delay_ns;
+        }
 
         pthread_mutex_lock(&t->mu);
         if (r < 0) {

@@ -82,6 +82,17 @@ struct daemon_instance {
         /* Executions at once on this instance (the scheduler's limit): each
          * needs its own interpreter. */
         daemon_sched_resource_t exec_slots;
+        /* Dynamic batching (serving/batch.c): up to batch_max queued
+         * executions with the declared shapes run as one invoke on a batch
+         * interpreter (inputs' first dimension batch_max). batch_state: 0
+         * not checked yet, 1 usable, -1 refused (batch_note says why).
+         * Under pool_mu. */
+        unsigned batch_max;             /* <= 1: off */
+        uint64_t batch_delay_ns;
+        int batch_state;
+        char batch_note[256];
+        rt_interp_t **batch_pool;       /* idle batch interpreters */
+        size_t n_batch_pool, cap_batch_pool;
         daemon_instance_t *next;
 };
 
@@ -92,6 +103,8 @@ typedef struct daemon_models {
         unsigned n_models, n_instances;
         size_t max_model_bytes;
         unsigned instance_concurrency;  /* exec_slots.limit of new instances */
+        unsigned batch_max;             /* batching of new instances (config) */
+        uint64_t batch_delay_ns;
         /* The weights cache every interpreter folds its constants through
          * (owned; NULL when off). Set after daemon_models_init(). */
         rt_wcache_t *wcache;
@@ -148,6 +161,10 @@ daemon_instance_t *daemon_instance_unref(daemon_models_t *t, daemon_instance_t *
 int daemon_instance_acquire(daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size);
 /* Give it back. */
 void daemon_instance_release(daemon_instance_t *i, rt_interp_t *it);
+
+/* A new interpreter of `i` outside its pool (allocated, declared shapes);
+ * the caller owns it. Worker thread. 0, or -errno with a message. */
+int daemon_instance_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size);
 
 /* Fill `info` (owned strings/arrays) from tensor t. 0 or -ENOMEM. */
 int daemon_tensor_info_from(daemon_tensor_info_t *info, const rt_tensor_t *t);

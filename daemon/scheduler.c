@@ -2,6 +2,7 @@
 /* Worker threads, per-driver priority queues, results back through uv_async. */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,54 @@ static void done_push(daemon_sched_t *s, daemon_job_t *j) {
         else
                 s->done_head = j;
         s->done_tail = j;
+}
+
+/* Take the followers of leader j from q (s->mu held): jobs of its batch
+ * key, not past their deadline, up to j->batch_max in all, waiting for
+ * more until j->batch_delay_ns after the start unless a deadline is in the
+ * batch. The followers count as running. */
+static void batch_gather_locked(daemon_sched_t *s, daemon_sched_queue_t *q, daemon_job_t *j) {
+        uint64_t now = uv_hrtime(), end = now + j->batch_delay_ns;
+        bool no_wait = j->deadline_ns != 0;
+        daemon_job_t **tail = &j->batch_next;
+        unsigned n = 1;
+
+        for (;;) {
+                for (daemon_job_t **p = &q->head; *p && n < j->batch_max;) {
+                        daemon_job_t *f = *p;
+
+                        if (f->batch_key != j->batch_key || (f->deadline_ns && f->deadline_ns <= now)) {
+                                p = &f->next;
+                                continue;
+                        }
+                        *p = f->next;
+                        f->next = f->batch_next = NULL;
+                        f->queued = false;
+                        s->n_queued--;
+                        s->n_running++;
+                        *tail = f;
+                        tail = &f->batch_next;
+                        n++;
+                        no_wait |= f->deadline_ns != 0;
+                }
+                if (n >= j->batch_max || no_wait || s->stopping)
+                        return;
+                now = uv_hrtime();
+                if (now >= end)
+                        return;
+                /* uv_hrtime() is CLOCK_MONOTONIC; the condition variable
+                 * waits on CLOCK_REALTIME: convert the remaining time. */
+                struct timespec ts;
+                uint64_t left = end - now;
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += (time_t) (left / 1000000000u);
+                ts.tv_nsec += (long) (left % 1000000000u);
+                if (ts.tv_nsec >= 1000000000L) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000L;
+                }
+                (void) pthread_cond_timedwait(&q->cond, &s->mu, &ts);
+        }
 }
 
 static void *worker_main(void *arg) {
@@ -58,18 +107,32 @@ static void *worker_main(void *arg) {
                 if (j->resource)
                         j->resource->busy++;
                 j->queued = false;
+                j->batch_next = NULL;
                 s->n_queued--;
                 s->n_running++;
+                j->started_ns = uv_hrtime();
+                bool late = j->deadline_ns != 0 && j->started_ns > j->deadline_ns;
+                if (!late && j->batch_key && j->batch_max > 1)
+                        batch_gather_locked(s, q, j);
                 pthread_mutex_unlock(&s->mu);
 
-                j->started_ns = uv_hrtime();
-                if (j->deadline_ns != 0 && j->started_ns > j->deadline_ns)
+                for (daemon_job_t *f = j->batch_next; f; f = f->batch_next)
+                        f->started_ns = j->started_ns;
+                if (late)
                         j->result = -ETIME;
                 else
                         j->run(j);
                 j->finished_ns = uv_hrtime();
 
                 pthread_mutex_lock(&s->mu);
+                for (daemon_job_t *f = j->batch_next, *nf; f; f = nf) {
+                        nf = f->batch_next;
+                        f->batch_next = NULL;
+                        f->finished_ns = j->finished_ns;
+                        s->n_running--;
+                        done_push(s, f);
+                }
+                j->batch_next = NULL;
                 s->n_running--;
                 if (j->resource) {
                         j->resource->busy--;
@@ -185,7 +248,11 @@ int daemon_sched_submit(daemon_sched_t *s, const char *queue_name, daemon_job_t 
         *p = job;
         job->queued = true;
         s->n_queued++;
-        pthread_cond_signal(&q->cond);
+        /* A worker gathering a batch may be waiting for this job. */
+        if (job->batch_key)
+                pthread_cond_broadcast(&q->cond);
+        else
+                pthread_cond_signal(&q->cond);
         pthread_mutex_unlock(&s->mu);
         return 0;
 }

@@ -53,6 +53,17 @@ struct daemon_job {
         uint64_t request_id;            /* for daemon_sched_cancel_request() */
         void *data;
         daemon_sched_resource_t *resource;  /* NULL: none; must outlive the job */
+        /* Batching: queued jobs with the same non-NULL batch_key may run
+         * as one. The worker that takes the first (the leader) also takes
+         * up to batch_max - 1 more of that key, in queue order, waiting at
+         * most batch_delay_ns for them to arrive; a batch holding a job
+         * with a deadline does not wait. The leader's run() gets the others
+         * on its batch_next list (one resource slot for all), stores each
+         * one's result, and they all finish (done) together. */
+        const void *batch_key;
+        unsigned batch_max;
+        uint64_t batch_delay_ns;
+        daemon_job_t *batch_next;       /* set by the scheduler */
         /* Scheduler state. */
         daemon_job_t *next;
         daemon_sched_queue_t *queue;

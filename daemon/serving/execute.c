@@ -132,15 +132,19 @@ static void zc_unbind_all(rt_interp_t *it, serving_job_t *j) {
 }
 
 static void execute_run(daemon_job_t *job) {
-        serving_job_t *j = job->data;
+        if (job->batch_next)
+                serving__batch_run(job->data);
+        else
+                job->result = serving__execute_one(job->data);
+}
+
+int serving__execute_one(serving_job_t *j) {
         rt_interp_t *it = NULL;
         int r;
 
         r = daemon_instance_acquire(j->instance, &it, j->err, sizeof(j->err));
-        if (r < 0) {
-                job->result = r;
-                return;
-        }
+        if (r < 0)
+                return r;
         r = serving__interp_shape(it, j);
         if (r < 0)
                 goto out;
@@ -199,7 +203,7 @@ static void execute_run(daemon_job_t *job) {
 out:
         zc_unbind_all(it, j);
         daemon_instance_release(j->instance, it);
-        job->result = r;
+        return r;
 }
 
 static void execute_done(daemon_job_t *job, int r) {
@@ -238,6 +242,8 @@ static void execute_done(daemon_job_t *job, int r) {
         out->compute_us = (job->finished_ns - job->started_ns) / 1000;
         out->has_zero_copy = 1;
         out->zero_copy = j->zero_copy;
+        out->has_batch_size = 1;
+        out->batch_size = j->batch_n ? j->batch_n : 1;
         out->output_shapes = daemon_request_alloc(rq, sizeof(void *) * (j->n_outputs + 1));
         Acceld__TensorShape *shapes = daemon_request_alloc(rq, sizeof(*shapes) * (j->n_outputs + 1));
         int32_t *dims = daemon_request_alloc(rq, sizeof(int32_t) * RT_MAX_RANK * (j->n_outputs + 1));
@@ -391,6 +397,11 @@ int daemon_execute_handle(daemon_request_t *rq) {
         j->job.run = execute_run;
         j->job.done = execute_done;
         j->job.resource = &inst->exec_slots;
+        if (serving__batch_eligible(j)) {
+                j->job.batch_key = inst;
+                j->job.batch_max = inst->batch_max;
+                j->job.batch_delay_ns = inst->batch_delay_ns;
+        }
         r = serving__job_submit(rq, ss, j, inst->queue);
         if (r < 0)
                 serving__job_free(j);

@@ -249,6 +249,18 @@ static void prepare_run(daemon_job_t *job) {
                 if (k < 0 && k != -ENODEV)
                         log_warning("model %s: %s", inst->model->sha256, why[0] ? why : strerror(-k));
         }
+        if (r == 0 && !j->shared) {
+                /* This prepare made the instance: its batching is the
+                 * request's when it says, else acceld's configuration. */
+                const Acceld__PrepareModelRequest *in = j->rq->req->prepare_model;
+
+                pthread_mutex_lock(&inst->pool_mu);
+                if (in->has_max_batch_size && in->max_batch_size > 0)
+                        inst->batch_max = in->max_batch_size > 64 ? 64 : in->max_batch_size;
+                if (in->has_max_queue_delay_us && in->max_queue_delay_us > 0)
+                        inst->batch_delay_ns = (uint64_t) in->max_queue_delay_us * 1000u;
+                pthread_mutex_unlock(&inst->pool_mu);
+        }
         job->result = r;
         if (r == 0)
                 j->instance = inst;

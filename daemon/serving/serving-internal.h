@@ -112,10 +112,18 @@ struct serving_job {
         size_t n_inputs, n_outputs;
         bool outputs_inline;
         bool zero_copy;                 /* every input and output was bound */
+        unsigned batch_n;               /* executions in its invoke (0 = 1) */
         char err[1024];
 };
 
 /* ---- session.c and friends: shared by every request file ---- */
+
+/* Execute (execute.c): one job on a pooled interpreter; 0 or -errno with
+ * j->err. */
+int serving__execute_one(serving_job_t *j);
+/* Dynamic batching (batch.c). */
+bool serving__batch_eligible(const serving_job_t *j);
+void serving__batch_run(serving_job_t *lead);
 
 serving_buffer_t *serving__buffer_find(serving_session_t *ss, uint64_t id);
 void serving__buffer_unref(daemon_serving_t *sv, serving_buffer_t *b);

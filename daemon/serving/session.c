@@ -266,6 +266,8 @@ int daemon_serving_init(daemon_serving_t *sv, daemon_server_t *s) {
                                                                      : cfg->worker_threads));
         if (r < 0)
                 return r;
+        sv->models.batch_max = (unsigned) cfg->batch_max_size;
+        sv->models.batch_delay_ns = cfg->batch_max_delay_us * 1000u;
         if (cfg->weights_cache_bytes > 0 && cfg->state_dir) {
                 char dir[PATH_MAX];
 

@@ -76,6 +76,14 @@ static void setup_two_workers(void) {
         start_gated(args);
 }
 
+/* One worker, so executions queue behind a gated one; batching off by
+ * default (models turn it on at prepare). */
+static void setup_batching(void) {
+        static const char *const args[] = { "--worker-threads", "1", NULL };
+
+        start_gated(args);
+}
+
 /* instance_concurrency left at its default (0: one per worker thread). */
 static void setup_two_workers_default(void) {
         static const char *const args[] = { "--worker-threads", "2", NULL };
@@ -1265,6 +1273,161 @@ START_TEST(test_serving_instance_runs_executions_in_parallel_by_default) {
 }
 END_TEST
 
+/* affine's RESHAPE twin: out = reshape(in * 2 + 1, [1, 4]) with the shape
+ * hard-coded, so a batch of more than one row cannot be reshaped. */
+static uint8_t *model_affine_reshaped(size_t *size) {
+        tfb_t *b = tfb_new();
+        float two[4] = { 2, 2, 2, 2 }, one[4] = { 1, 1, 1, 1 };
+        int32_t shape[2] = { 1, 4 };
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
+        int32_t c2 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "two", 2, TFB_DIMS(1, 4), two, sizeof(two));
+        int32_t c1 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "one", 2, TFB_DIMS(1, 4), one, sizeof(one));
+        int32_t sh = tfb_tensor_const(b, RT_TYPE_INT32, "shape", 1, TFB_DIMS(2), shape, sizeof(shape));
+        int32_t mid = tfb_tensor(b, RT_TYPE_FLOAT32, "mid", 2, TFB_DIMS(1, 4));
+        int32_t mid2 = tfb_tensor(b, RT_TYPE_FLOAT32, "mid2", 2, TFB_DIMS(1, 4));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
+        uint8_t *bytes;
+
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = TFB_IDS(in, c2),
+                                    .n_inputs = 2, .outputs = TFB_IDS(mid), .n_outputs = 1 });
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(mid, c1),
+                                    .n_inputs = 2, .outputs = TFB_IDS(mid2), .n_outputs = 1 });
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_RESHAPE, 1),
+                                    .inputs = TFB_IDS(mid2, sh), .n_inputs = 2, .outputs = TFB_IDS(out),
+                                    .n_outputs = 1 });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        bytes = tfb_finish(b, size);
+        tfb_free(b);
+        ck_assert_ptr_nonnull(bytes);
+        return bytes;
+}
+
+static uint64_t prepare_batching(client_t *c, const uint8_t *bytes, size_t size, uint32_t max, uint32_t delay_us) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+        uint64_t h;
+
+        p.has_model = 1;
+        p.model.data = (uint8_t *) bytes;
+        p.model.len = size;
+        p.settings_json = (char *) settings_none;
+        p.has_max_batch_size = 1;
+        p.max_batch_size = max;
+        p.has_max_queue_delay_us = 1;
+        p.max_queue_delay_us = delay_us;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        r = transact(c, &req, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        h = r->prepare_model->handle;
+        resp_free(r);
+        return h;
+}
+
+/* Queue n executions of `h` behind a gated one, open the gate, and check
+ * each result (2x + 1, row-specific inputs) and its batch size. */
+static void batch_round(client_t *c, uint64_t gate_handle, uint64_t h, unsigned n, unsigned want_batch) {
+        float in[16][4];
+        uint64_t ids[16], gid;
+        float g[4] = { 0, 0, 0, 0 };
+        Acceld__Response *r;
+
+        gid = send_execute(c, gate_handle, g, 4, 0, 0);
+        wait_counts(c, 1, 0);
+        for (unsigned k = 0; k < n; k++) {
+                for (int e = 0; e < 4; e++)
+                        in[k][e] = (float) k * 10.0f + (float) e * 0.25f - 3.0f;
+                ids[k] = send_execute(c, h, in[k], 4, 0, 0);
+        }
+        wait_counts(c, 1, n);
+        gate_open();
+        r = recv_resp(c);
+        ck_assert_uint_eq(r->request_id, gid);
+        resp_free(r);
+        for (unsigned k = 0; k < n; k++) {
+                r = recv_resp(c);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                unsigned idx = n;
+                for (unsigned q = 0; q < n; q++)
+                        if (ids[q] == r->request_id)
+                                idx = q;
+                ck_assert_uint_lt(idx, n);
+                ck_assert_uint_eq(r->execute->batch_size, want_batch);
+                ck_assert_uint_eq(r->execute->n_output_shapes, 1);
+                ck_assert_uint_eq(r->execute->output_shapes[0]->n_dims, 2);
+                ck_assert_int_eq(r->execute->output_shapes[0]->dims[0], 1);
+                const float *y = (const float *) r->execute->outputs[0]->data.data;
+                for (int e = 0; e < 4; e++)
+                        ck_assert_float_eq(y[e], in[idx][e] * 2.0f + 1.0f);
+                resp_free(r);
+        }
+}
+
+/* Four executions queued together run as one invoke (batch_size 4) and
+ * each gets exactly its own row; two more fill a batch of two. */
+START_TEST(test_serving_dynamic_batching_exact) {
+        client_t c;
+        size_t gsize, asize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize), *am = model_affine(&asize);
+        uint64_t hg, ha;
+
+        client_open(&c);
+        hg = prepare_ok(&c, gm, gsize, false);
+        ha = prepare_batching(&c, am, asize, 4, 0);
+        batch_round(&c, hg, ha, 4, 4);
+        char path[400];
+        (void) snprintf(path, sizeof(path), "%s/gate", d.dir);
+        ck_assert_int_eq(unlink(path), 0);
+        batch_round(&c, hg, ha, 2, 2);
+        client_close(&c);
+        free(gm);
+        free(am);
+}
+END_TEST
+
+/* A model whose batched graph does not work (a hard-coded RESHAPE) is not
+ * batched: the queued executions run one by one and are all right. */
+START_TEST(test_serving_dynamic_batching_refused_for_fixed_shapes) {
+        client_t c;
+        size_t gsize, asize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize), *am = model_affine_reshaped(&asize);
+        uint64_t hg, ha;
+
+        client_open(&c);
+        hg = prepare_ok(&c, gm, gsize, false);
+        ha = prepare_batching(&c, am, asize, 4, 0);
+        batch_round(&c, hg, ha, 3, 1);
+        client_close(&c);
+        free(gm);
+        free(am);
+}
+END_TEST
+
+/* A lone execution with a deadline does not wait for a batch to fill: with
+ * a 5 s queue delay, its 1 s deadline is met. (Without a deadline it would
+ * wait the delay.) */
+START_TEST(test_serving_dynamic_batching_keeps_deadlines) {
+        client_t c;
+        size_t asize;
+        uint8_t *am = model_affine(&asize);
+        float in[4] = { 1, 2, 3, 4 };
+        Acceld__Response *r;
+        uint64_t ha, id;
+
+        client_open(&c);
+        ha = prepare_batching(&c, am, asize, 8, 5000000);
+        id = send_execute(&c, ha, in, 4, 0, 1000000);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, id);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        ck_assert_uint_eq(r->execute->batch_size, 1);
+        resp_free(r);
+        client_close(&c);
+        free(am);
+}
+END_TEST
+
 /* A sealed memfd is used in place (mapped, no copy) and runs. */
 START_TEST(test_serving_prepare_from_sealed_memfd) {
         client_t c;
@@ -1871,6 +2034,16 @@ int main(int argc, char **argv) {
                 tcase_set_timeout(t2, 60);
                 tcase_add_test(t2, test_serving_instance_runs_one_execution_at_a_time);
                 suite_add_tcase(s, t2);
+        }
+        {
+                TCase *tb = tcase_create("batching");
+
+                tcase_add_checked_fixture(tb, setup_batching, teardown);
+                tcase_set_timeout(tb, 60);
+                tcase_add_test(tb, test_serving_dynamic_batching_exact);
+                tcase_add_test(tb, test_serving_dynamic_batching_refused_for_fixed_shapes);
+                tcase_add_test(tb, test_serving_dynamic_batching_keeps_deadlines);
+                suite_add_tcase(s, tb);
         }
         {
                 TCase *t2d = tcase_create("two-workers-default");

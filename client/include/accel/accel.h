@@ -329,6 +329,17 @@ ACCEL_EXPORT int accel_interp_options_set_inline_tensors(accel_interp_options_t 
 ACCEL_EXPORT int accel_interp_options_set_cache_token(accel_interp_options_t *o, const void *token,
                                                       size_t size);
 
+/*
+ * Dynamic batching for the model's instance, when this prepare creates it
+ * (an instance already shared keeps its own): executions queued together
+ * run as one invoke of up to max_batch_size rows (2..64; 0 or 1 = acceld's
+ * configuration, batch_max_size), waiting at most max_queue_delay_us for
+ * the batch to fill. acceld batches only models whose batched outputs are
+ * exactly the single runs'. -EINVAL (over 64).
+ */
+ACCEL_EXPORT int accel_interp_options_set_batching(accel_interp_options_t *o, uint32_t max_batch_size,
+                                                   uint32_t max_queue_delay_us);
+
 /* Connect, prepare `model` (borrowed until this returns) and describe its
  * tensors. 0 or -errno (the daemon's status in accel_last_status()). */
 ACCEL_EXPORT int accel_interp_create(const accel_model_t *model, const accel_interp_options_t *options,
