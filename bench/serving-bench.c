@@ -8,6 +8,8 @@
  *       acceld with inline tensors, interleaved run by run; medians and
  *       the daemon/in-process ratio.
  *   serving-bench throughput MODEL --socket S [--settings JSON] [--clients N] [--seconds T]
+ *                 [--batch N] [--batch-delay-us D]   (p50/p99 round trip per invoke)
+ *   serving-bench rss2 MODEL --socket S --settings JSON --settings2 JSON   (a second setting's memory)
  *       N client threads, one interpreter (connection) each, on one shared
  *       instance; inferences per second.
  *   serving-bench rss        MODEL --socket S [--settings JSON] [--clients N]
@@ -32,6 +34,8 @@
 typedef struct args {
         const char *mode, *model, *socket, *settings;
         int runs, clients, seconds;
+        int batch, batch_delay_us;      /* PrepareModel batching; 0: acceld's */
+        const char *settings2;          /* rss2: the second setting */
 } args_t;
 
 static uint64_t now_us(void) {
@@ -107,6 +111,8 @@ static accel_interp_t *remote_open(const args_t *a, bool inline_tensors) {
         if (a->settings)
                 (void) accel_interp_options_set_settings_json(o, a->settings);
         (void) accel_interp_options_set_inline_tensors(o, inline_tensors);
+        if (a->batch > 0)
+                (void) accel_interp_options_set_batching(o, (uint32_t) a->batch, (uint32_t) a->batch_delay_us);
         if (accel_interp_create(m, o, &it) < 0 || accel_interp_allocate_tensors(it) < 0)
                 die("acceld", accel_last_error());
         accel_interp_options_delete(o);
@@ -177,16 +183,31 @@ typedef struct worker {
         accel_interp_t *it;
         uint64_t end_us;
         uint64_t done;
+        uint64_t *lat;                  /* round trip of each invoke, us */
+        size_t n_lat, cap_lat;
 } worker_t;
 
 static void *worker_main(void *p) {
         worker_t *w = p;
 
-        while (now_us() < w->end_us) {
+        for (uint64_t t0 = now_us(); t0 < w->end_us; t0 = now_us()) {
                 remote_invoke(w->it);
+                if (w->n_lat == w->cap_lat) {
+                        w->cap_lat = w->cap_lat ? 2 * w->cap_lat : 1024;
+                        w->lat = realloc(w->lat, w->cap_lat * sizeof(*w->lat));
+                        if (!w->lat)
+                                die("throughput", "out of memory");
+                }
+                w->lat[w->n_lat++] = now_us() - t0;
                 w->done++;
         }
         return NULL;
+}
+
+/* The q-quantile (0..1) of sorted v. */
+static uint64_t quantile(const uint64_t *v, size_t n, double q) {
+        size_t k = (size_t) (q * (double) (n - 1) + 0.5);
+        return n ? v[k < n ? k : n - 1] : 0;
 }
 
 static int throughput(const args_t *a) {
@@ -209,12 +230,25 @@ static int throughput(const args_t *a) {
                 total += w[i].done;
         }
         t1 = now_us();
-        printf("{\"mode\": \"throughput\", \"model\": \"%s\", \"settings\": %s, \"clients\": %d, \"seconds\": %.2f, "
-               "\"inferences\": %llu, \"per_second\": %.1f}\n",
-               a->model, a->settings ? a->settings : "null", a->clients, (double) (t1 - t0) / 1e6,
-               (unsigned long long) total, (double) total * 1e6 / (double) (t1 - t0));
-        for (int i = 0; i < a->clients; i++)
+        uint64_t *all = malloc((total ? total : 1) * sizeof(*all));
+        size_t n = 0;
+        if (!all)
+                die("throughput", "out of memory");
+        for (int i = 0; i < a->clients; i++) {
+                memcpy(all + n, w[i].lat, w[i].n_lat * sizeof(*all));
+                n += w[i].n_lat;
+        }
+        qsort(all, n, sizeof(*all), cmp_u64);
+        printf("{\"mode\": \"throughput\", \"model\": \"%s\", \"settings\": %s, \"clients\": %d, \"batch\": %d, "
+               "\"seconds\": %.2f, \"inferences\": %llu, \"per_second\": %.1f, \"p50_us\": %llu, \"p99_us\": %llu}\n",
+               a->model, a->settings ? a->settings : "null", a->clients, a->batch, (double) (t1 - t0) / 1e6,
+               (unsigned long long) total, (double) total * 1e6 / (double) (t1 - t0),
+               (unsigned long long) quantile(all, n, 0.50), (unsigned long long) quantile(all, n, 0.99));
+        free(all);
+        for (int i = 0; i < a->clients; i++) {
                 accel_interp_delete(w[i].it);
+                free(w[i].lat);
+        }
         free(w);
         free(t);
         return 0;
@@ -331,12 +365,44 @@ static int memory(const args_t *a) {
         return 0;
 }
 
+/* rss2: what a second setting of the same model (another thread count)
+ * adds to acceld, against what the first added. */
+static int memory_two(const args_t *a) {
+        pid_t pid = daemon_pid(a);
+        args_t b = *a;
+        long base = rss_kb(pid), one, two;
+        accel_interp_t *x, *y;
+        uint64_t t0 = now_us(), c1, c2;
+
+        x = remote_open(a, false);
+        c1 = now_us() - t0;
+        remote_invoke(x);
+        one = rss_kb(pid);
+        b.settings = a->settings2;
+        t0 = now_us();
+        y = remote_open(&b, false);
+        c2 = now_us() - t0;
+        remote_invoke(y);
+        two = rss_kb(pid);
+        printf("{\"mode\": \"rss2\", \"model\": \"%s\", \"settings\": [%s, %s],\n"
+               " \"daemon_kb\": {\"idle\": %ld, \"first\": %ld, \"both\": %ld},\n"
+               " \"growth_kb\": {\"first\": %ld, \"second\": %ld}, \"ratio_second_vs_first\": %.3f,\n"
+               " \"compile_us\": {\"first\": %llu, \"second\": %llu}, \"prepare_round_trip_us\": [%llu, %llu]}\n",
+               a->model, a->settings ? a->settings : "null", a->settings2 ? a->settings2 : "null", base, one, two,
+               one - base, two - one, (double) (two - one) / (double) (one - base),
+               (unsigned long long) accel_interp_compile_us(x), (unsigned long long) accel_interp_compile_us(y),
+               (unsigned long long) c1, (unsigned long long) c2);
+        accel_interp_delete(x);
+        accel_interp_delete(y);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         args_t a = { .runs = 50, .clients = 8, .seconds = 3 };
 
         if (argc < 3) {
-                fprintf(stderr, "usage: %s latency|throughput|rss MODEL --socket PATH [--settings JSON] [--runs N] "
-                                "[--clients N] [--seconds T]\n", argv[0]);
+                fprintf(stderr, "usage: %s latency|throughput|rss|rss2 MODEL --socket PATH [--settings JSON] [--runs N] "
+                                "[--clients N] [--seconds T] [--batch N] [--batch-delay-us D]\n", argv[0]);
                 return 2;
         }
         a.mode = argv[1];
@@ -352,6 +418,12 @@ int main(int argc, char **argv) {
                         a.clients = atoi(argv[i + 1]);
                 else if (strcmp(argv[i], "--seconds") == 0)
                         a.seconds = atoi(argv[i + 1]);
+                else if (strcmp(argv[i], "--settings2") == 0)
+                        a.settings2 = argv[i + 1];
+                else if (strcmp(argv[i], "--batch") == 0)
+                        a.batch = atoi(argv[i + 1]);
+                else if (strcmp(argv[i], "--batch-delay-us") == 0)
+                        a.batch_delay_us = atoi(argv[i + 1]);
                 else {
                         fprintf(stderr, "serving-bench: unknown option %s\n", argv[i]);
                         return 2;
@@ -365,6 +437,8 @@ int main(int argc, char **argv) {
                 return throughput(&a);
         if (strcmp(a.mode, "rss") == 0)
                 return memory(&a);
+        if (strcmp(a.mode, "rss2") == 0 && a.settings2)
+                return memory_two(&a);
         fprintf(stderr, "serving-bench: unknown mode %s\n", a.mode);
         return 2;
 }

@@ -19,6 +19,7 @@
 
 #include "accel/accel.h"
 #include "harness.h"
+#include "tfb-models.h"
 #include "tflite-builder.h"
 
 static harness_daemon_t d;
@@ -37,37 +38,10 @@ static void setup(void) {
         start(NULL);
 }
 
-static uint16_t to_half(float f) {
-        uint32_t x;
-        memcpy(&x, &f, 4);
-        uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-        return exp == 0 ? (uint16_t) sign : (uint16_t) (sign | ((exp - 127 + 15) << 10) | (man >> 13));
-}
-
 /* out = FC(in [1,16], DEQUANTIZE(w [32,16] float16)): 32 outputs. */
+#define FP16_W(r, c) tfb_model_fp16_fc_weight(32, 16, 7, 13, 16.0f, r, c)
 static uint8_t *fp16_model(size_t *ret_size) {
-        tfb_t *b = tfb_new();
-        int32_t ish[2] = { 1, 16 }, wsh[2] = { 32, 16 }, osh[2] = { 1, 32 };
-        uint16_t wh[512];
-        for (int i = 0; i < 512; i++)
-                wh[i] = to_half((float) ((i * 7) % 13 - 6) / 16.0f);
-        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, ish);
-        int32_t w16 = tfb_tensor_const(b, RT_TYPE_FLOAT16, "w16", 2, wsh, wh, sizeof(wh));
-        int32_t w = tfb_tensor(b, RT_TYPE_FLOAT32, "w", 2, wsh);
-        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, osh);
-        tfb_op_t dq = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_DEQUANTIZE, 1), .inputs = &w16, .n_inputs = 1,
-                        .outputs = &w, .n_outputs = 1 };
-        tfb_op_add(b, &dq);
-        int32_t fins[3] = { in, w, -1 };
-        tfb_option_t fopts[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
-        tfb_op_t fc = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_FULLY_CONNECTED, 1), .inputs = fins,
-                        .n_inputs = 3, .outputs = &out, .n_outputs = 1, .options_type = RT_OPTIONS_FULLY_CONNECTED,
-                        .options = fopts, .n_options = 1 };
-        tfb_op_add(b, &fc);
-        tfb_io(b, &in, 1, &out, 1);
-        uint8_t *buf = tfb_finish(b, ret_size);
-        tfb_free(b);
-        return buf;
+        return tfb_model_fp16_fc(32, 16, 7, 13, 16.0f, ret_size);
 }
 
 /* The expected outputs, computed here from the float16 values. */
@@ -75,7 +49,7 @@ static void expected(float want[32]) {
         for (int o = 0; o < 32; o++) {
                 double acc = 0;
                 for (int k = 0; k < 16; k++)
-                        acc += (double) (k - 8) * 0.125 * (double) (((o * 16 + k) * 7) % 13 - 6) / 16.0;
+                        acc += (double) (k - 8) * 0.125 * (double) FP16_W(o, k);
                 want[o] = (float) acc;
         }
 }

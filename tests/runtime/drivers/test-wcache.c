@@ -16,6 +16,7 @@
 
 #include "driver.h"
 #include "dtest.h"
+#include "tfb-models.h"
 #include "fold.h"
 #include "wcache.h"
 
@@ -199,40 +200,10 @@ END_TEST
 
 /* ---- folding ---- */
 
-static uint16_t to_half(float f) {
-        /* Exact for the values used here (small integers over 8). */
-        uint32_t x;
-        memcpy(&x, &f, 4);
-        uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-        if (exp == 0)
-                return (uint16_t) sign;
-        return (uint16_t) (sign | ((exp - 127 + 15) << 10) | (man >> 13));
-}
-
 /* out = FC(in [1,8], DEQUANTIZE(w16 [6,8] float16)). */
+#define FP16_W(r, c) tfb_model_fp16_fc_weight(6, 8, 5, 11, 8.0f, r, c)
 static uint8_t *fp16_model(size_t *ret_size) {
-        tfb_t *b = tfb_new();
-        int32_t ish[2] = { 1, 8 }, wsh[2] = { 6, 8 }, osh[2] = { 1, 6 };
-        uint16_t wh[48];
-        for (int i = 0; i < 48; i++)
-                wh[i] = to_half((float) ((i * 5) % 11 - 5) / 8.0f);
-        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, ish);
-        int32_t w16 = tfb_tensor_const(b, RT_TYPE_FLOAT16, "w16", 2, wsh, wh, sizeof(wh));
-        int32_t w = tfb_tensor(b, RT_TYPE_FLOAT32, "w", 2, wsh);
-        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, osh);
-        tfb_op_t dq = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_DEQUANTIZE, 1), .inputs = &w16, .n_inputs = 1,
-                        .outputs = &w, .n_outputs = 1 };
-        tfb_op_add(b, &dq);
-        int32_t fins[3] = { in, w, -1 };
-        tfb_option_t fopts[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
-        tfb_op_t fc = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_FULLY_CONNECTED, 1), .inputs = fins,
-                        .n_inputs = 3, .outputs = &out, .n_outputs = 1, .options_type = RT_OPTIONS_FULLY_CONNECTED,
-                        .options = fopts, .n_options = 1 };
-        tfb_op_add(b, &fc);
-        tfb_io(b, &in, 1, &out, 1);
-        uint8_t *buf = tfb_finish(b, ret_size);
-        tfb_free(b);
-        return buf;
+        return tfb_model_fp16_fc(6, 8, 5, 11, 8.0f, ret_size);
 }
 
 /* Run once with the cache (c may be NULL); copy the 6 outputs. */
@@ -294,7 +265,7 @@ START_TEST(test_fold_shared_and_identical) {
         /* Hand-computed check of one output: sum_k in[k] * w[0][k]. */
         double want = 0;
         for (int k = 0; k < 8; k++)
-                want += (double) (k - 3) * 0.25 * (double) ((k * 5) % 11 - 5) / 8.0;
+                want += (double) (k - 3) * 0.25 * (double) FP16_W(0, k);
         ck_assert_double_eq_tol(plain[0], want, 1e-6);
 }
 END_TEST
@@ -423,7 +394,7 @@ START_TEST(test_driver_hook_lookup_insert) {
          * cached sum is theirs. */
         float want = 0;
         for (int i = 0; i < 48; i++)
-                want += (float) ((i * 5) % 11 - 5) / 8.0f;
+                want += FP16_W(i / 8, i % 8);
         ck_assert_float_eq_tol(hook_seen_sum, want, 1e-5f);
         rt_wcache_close(c);
         ck_assert_int_eq(rt_driver_unregister("wtest"), 0);

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Small ready-made models several test suites share (tfb-models.c).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* IEEE binary16 of f (round toward zero; exact for values that fit). */
+uint16_t tfb_half(float f);
+
+/*
+ * out[1, rows] = FULLY_CONNECTED(in[1, cols], DEQUANTIZE(w[rows, cols]
+ * float16), no bias): the float16-weights pattern of converted models. The
+ * weight (r, c) is ((r * cols + c) * mul % mod - mod / 2) / div, exact in
+ * float16. Returns the .tflite bytes (malloc'ed) or NULL.
+ */
+uint8_t *tfb_model_fp16_fc(int32_t rows, int32_t cols, int mul, int mod, float div, size_t *ret_size);
+/* That weight, for checking outputs. */
+float tfb_model_fp16_fc_weight(int32_t rows, int32_t cols, int mul, int mod, float div, int32_t r, int32_t c);
