@@ -249,7 +249,7 @@ static void instance_free(daemon_instance_t *i) {
                 rt_interp_free(i->pool[k]);
         free(i->pool);
         for (size_t k = 0; k < i->n_batch_pool; k++)
-                rt_interp_free(i->batch_pool[k]);
+                rt_interp_free(i->batch_pool[k].it);
         free(i->batch_pool);
         for (int32_t k = 0; k < i->n_inputs; k++)
                 daemon_tensor_info_done(&i->inputs[k]);

@@ -84,14 +84,19 @@ struct daemon_instance {
         daemon_sched_resource_t exec_slots;
         /* Dynamic batching (serving/batch.c): up to batch_max queued
          * executions with the declared shapes run as one invoke on a batch
-         * interpreter (inputs' first dimension batch_max). batch_state: 0
-         * not checked yet, 1 usable, -1 refused (batch_note says why).
+         * interpreter whose inputs' first dimension is their number.
+         * batch_state: 0 usable so far, -1 refused (batch_note says why);
+         * batch_checked: bit n set once batches of n were checked exact.
          * Under pool_mu. */
         unsigned batch_max;             /* <= 1: off */
         uint64_t batch_delay_ns;
         int batch_state;
+        uint64_t batch_checked;
         char batch_note[256];
-        rt_interp_t **batch_pool;       /* idle batch interpreters */
+        struct daemon_batch_interp {
+                rt_interp_t *it;
+                unsigned size;
+        } *batch_pool;                  /* idle batch interpreters */
         size_t n_batch_pool, cap_batch_pool;
         daemon_instance_t *next;
 };

@@ -3,18 +3,21 @@
  * Dynamic batching of executions, in the style of Triton's dynamic
  * batcher: executions of one instance queued at the same time, each with
  * the model's declared shapes (first dimension 1), run as one invoke on a
- * batch interpreter whose inputs' first dimension is batch_max. The
+ * batch interpreter whose inputs' first dimension is their number n. The
  * scheduler gathers them (scheduler.h, batch_key); this file runs them.
+ * Batch interpreters are pooled per size (XNNPACK of 2022 cannot reshape a
+ * runtime without compiling it again), so an instance holds at most one
+ * idle interpreter per size it has seen, each with its own arena and
+ * XNNPACK packing.
  *
- * A model is batched only where that is exact. The first batch of an
- * instance checks that every output's first dimension scales with the
- * batch and the other dimensions do not change, then runs batch_max
- * distinct inputs batched and one by one and compares the outputs byte for
- * byte; any difference (a graph that mixes rows, a RESHAPE that folds the
- * batch away, kernels whose rounding depends on the row count) turns
- * batching off for the instance, with the reason in its batch_note, and the
- * gathered jobs run one by one. Rows a batch does not fill are zeros; their
- * outputs are discarded.
+ * A model is batched only where that is exact. The first batch of each
+ * size checks that every output's first dimension scales with the batch
+ * and the other dimensions do not change, then runs n distinct inputs
+ * batched and one by one and compares the outputs byte for byte; any
+ * difference (a graph that mixes rows, a RESHAPE that folds the batch away,
+ * kernels whose rounding depends on the row count) turns batching off for
+ * the instance, with the reason in its batch_note, and the gathered jobs
+ * run one by one.
  */
 #include <stdarg.h>
 
@@ -171,40 +174,46 @@ out:
         return r;
 }
 
-/* An idle batch interpreter, or a new one (checked on the first batch). */
+/* An idle batch interpreter of size B, or a new one (checked the first
+ * time a batch of B runs). */
 static rt_interp_t *batch_interp_get(daemon_instance_t *i, unsigned B) {
         rt_interp_t *it = NULL;
+        bool checked;
         int state;
 
         pthread_mutex_lock(&i->pool_mu);
-        if (i->n_batch_pool > 0)
-                it = i->batch_pool[--i->n_batch_pool];
+        for (size_t k = 0; k < i->n_batch_pool; k++)
+                if (i->batch_pool[k].size == B) {
+                        it = i->batch_pool[k].it;
+                        i->batch_pool[k] = i->batch_pool[--i->n_batch_pool];
+                        break;
+                }
         state = i->batch_state;
+        checked = (i->batch_checked >> B) & 1u;
         pthread_mutex_unlock(&i->pool_mu);
         if (it || state < 0)
                 return it;
         it = batch_interp_new(i, B);
-        if (it && state == 0) {
+        if (it && !checked) {
                 if (batch_check(i, it, B) < 0) {
                         rt_interp_free(it);
                         return NULL;
                 }
                 pthread_mutex_lock(&i->pool_mu);
-                if (i->batch_state == 0) {
-                        i->batch_state = 1;
+                i->batch_checked |= 1ull << B;
+                if (i->batch_state == 0)
                         (void) snprintf(i->batch_note, sizeof(i->batch_note),
-                                        "batches of up to %u: checked equal to single runs", B);
-                }
+                                        "batches of up to %u: checked equal to single runs", i->batch_max);
                 pthread_mutex_unlock(&i->pool_mu);
         }
         return it;
 }
 
-static void batch_interp_put(daemon_instance_t *i, rt_interp_t *it) {
+static void batch_interp_put(daemon_instance_t *i, rt_interp_t *it, unsigned B) {
         pthread_mutex_lock(&i->pool_mu);
         if (i->n_batch_pool == i->cap_batch_pool) {
-                size_t cap = i->cap_batch_pool ? 2 * i->cap_batch_pool : 2;
-                rt_interp_t **v = realloc(i->batch_pool, cap * sizeof(*v));
+                size_t cap = i->cap_batch_pool ? 2 * i->cap_batch_pool : 4;
+                struct daemon_batch_interp *v = realloc(i->batch_pool, cap * sizeof(*v));
                 if (!v) {
                         pthread_mutex_unlock(&i->pool_mu);
                         rt_interp_free(it);
@@ -213,7 +222,7 @@ static void batch_interp_put(daemon_instance_t *i, rt_interp_t *it) {
                 i->batch_pool = v;
                 i->cap_batch_pool = cap;
         }
-        i->batch_pool[i->n_batch_pool++] = it;
+        i->batch_pool[i->n_batch_pool++] = (struct daemon_batch_interp) { it, B };
         pthread_mutex_unlock(&i->pool_mu);
 }
 
@@ -248,9 +257,9 @@ static int batch_outputs(rt_interp_t *bit, unsigned B, unsigned row, serving_job
 
 void serving__batch_run(serving_job_t *lead) {
         daemon_instance_t *i = lead->instance;
-        unsigned B = i->batch_max, n = 0;
         serving_job_t *jobs[64];
-        rt_interp_t *bit;
+        unsigned n = 0;
+        rt_interp_t *bit = NULL;
         uint64_t deadline = 0;
         int r;
 
@@ -259,20 +268,20 @@ void serving__batch_run(serving_job_t *lead) {
                 if (x->deadline_ns && (!deadline || x->deadline_ns < deadline))
                         deadline = x->deadline_ns;
         }
-        bit = n <= B ? batch_interp_get(i, B) : NULL;
+        if (n > 1 && n <= 64)
+                bit = batch_interp_get(i, n);
         if (!bit) {
-                /* Not batchable after all: one after another, as usual. */
+                /* Alone, or not batchable after all: one after another. */
                 for (unsigned k = 0; k < n; k++)
                         jobs[k]->job.result = serving__execute_one(jobs[k]);
                 return;
         }
         for (int32_t k = 0; k < i->n_inputs; k++) {
                 uint8_t *dst = rt_interp_input_data(bit, k);
-                size_t rb = rt_interp_input_tensor(bit, k)->bytes / B;
+                size_t rb = rt_interp_input_tensor(bit, k)->bytes / n;
 
                 for (unsigned row = 0; row < n; row++)
                         memcpy(dst + row * rb, jobs[row]->inputs[k].in, rb);
-                memset(dst + n * rb, 0, (B - n) * rb);
         }
         daemon_hosts_set_deadline(deadline);
         r = rt_interp_invoke(bit);
@@ -286,9 +295,9 @@ void serving__batch_run(serving_job_t *lead) {
                         (void) snprintf(j->err, sizeof(j->err), "%s", rt_interp_last_error(bit));
                         j->job.result = r;
                 } else
-                        j->job.result = batch_outputs(bit, B, row, j);
+                        j->job.result = batch_outputs(bit, n, row, j);
         }
         if (r == -EOWNERDEAD)
                 daemon_quarantine_record(i->model->sha256, &i->settings, false);
-        batch_interp_put(i, bit);
+        batch_interp_put(i, bit, n);
 }
