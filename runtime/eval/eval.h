@@ -251,7 +251,7 @@ typedef struct eval_runner_ops {
 /* Implementations embed this as their first member. */
 struct eval_runner {
         const eval_runner_ops_t *ops;
-        char description[128];  /* "local, delegate XNNPACK", for tables */
+        char description[128];  /* "local, xnnpack 31 nodes": what runs, for tables */
 };
 
 int32_t eval_runner_input_count(eval_runner_t *r);

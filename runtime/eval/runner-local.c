@@ -143,8 +143,15 @@ int eval_runner_local_new(const char *model_path, const char *settings, eval_run
                 snprintf(err, err_size, "%s: %s", model_path, rt_interp_last_error(l->interp));
                 return r;
         }
-        snprintf(l->base.description, sizeof(l->base.description), "local, delegate %s",
-                 rt_settings_delegate_name(&rs));
+        /* What actually runs, as accelctl prints it for acceld: the
+         * drivers of the execution plan with their node counts. */
+        rt_interp_partition_t parts[4];
+        size_t n = rt_interp_partitions(l->interp, parts, 4);
+        size_t o_len = (size_t) snprintf(l->base.description, sizeof(l->base.description), "local");
+        for (size_t i = 0; i < n && i < 4 && o_len < sizeof(l->base.description); i++)
+                o_len += (size_t) snprintf(l->base.description + o_len, sizeof(l->base.description) - o_len,
+                                           ", %s %d node%s", parts[i].driver, parts[i].nodes,
+                                           parts[i].nodes == 1 ? "" : "s");
         *ret = &TAKE_PTR(l)->base;
         return 0;
 }

@@ -60,7 +60,7 @@ START_TEST(test_local_runner_tensors_and_invoke) {
 
         ck_assert_msg(eval_runner_local_new(add_path, "{\"delegate\":\"NONE\"}", &r, err, sizeof(err)) == 0, "%s",
                       err);
-        ck_assert_str_eq(r->description, "local, delegate NONE");
+        ck_assert_str_eq(r->description, "local, reference 1 node");
         ck_assert_int_eq(eval_runner_input_count(r), 1);
         ck_assert_int_eq(eval_runner_output_count(r), 1);
         ck_assert_int_eq(eval_runner_input(r, 0, &in), 0);
