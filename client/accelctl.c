@@ -26,6 +26,10 @@ static const char usage[] =
         "Commands running in-process (no daemon needed):\n"
         "  inspect MODEL          describe a .tflite model\n"
         "  run --local MODEL ...  run a model with the in-process runtime\n"
+        "Evaluation (TFLite's evaluation stages; through acceld, or --local in-process):\n"
+        "  eval diff MODEL --settings JSON       inference-diff against the CPU reference\n"
+        "  eval topk MODEL --images DIR --ground-truth FILE      top-K accuracy\n"
+        "  eval detection MODEL --images DIR --ground-truth FILE COCO average precision\n"
         "\n"
         "Options:\n"
         "  --socket PATH          acceld's socket (default: $ACCELD_SOCKET, else\n"
@@ -127,6 +131,9 @@ static int accelctl_main(int argc, char **argv) {
                 return accelctl_best(argc, argv, &o);
         if (strcmp(argv[0], "export") == 0)
                 return accelctl_export(argc, argv, &o);
+        /* issue 11: evaluation stages */
+        if (strcmp(argv[0], "eval") == 0)
+                return accelctl_eval(argc, argv, &o);
         fprintf(stderr, "accelctl: unknown command '%s'\n%s", argv[0], usage);
         return 2;
 }

@@ -11,6 +11,8 @@ pkgs=(
   libjson-c-dev libinih-dev check
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libseccomp-dev libssl-dev
+  libjpeg62-turbo-dev libpng-dev libzip-dev
+  python3-skimage
 )
 
 missing=()
