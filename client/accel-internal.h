@@ -7,11 +7,17 @@
 #include "accel/accel.h"
 #include "ipc.h"
 
+/* Replies that arrived while waiting for another one and that someone
+ * still wants (an execute started with accel_interp_invoke_start()). */
+#define ACCEL_STASH_MAX 8
+
 struct accel_client {
         int fd;
         char *path;
         ipc_reader_t reader;
         uint64_t next_request_id;
+        uint64_t wanted[ACCEL_STASH_MAX];       /* ids whose replies are kept; 0 = free */
+        Acceld__Response *stash[ACCEL_STASH_MAX];
 };
 
 /* A model to send: an open file (passed as an fd) or bytes in memory. */
@@ -38,6 +44,14 @@ int accel__transact(accel_client_t *c, Acceld__Request *req, Acceld__Response__B
 
 /* strdup that maps NULL to "". NULL only on allocation failure. */
 char *accel__strdup0(const char *s);
+
+/* The two halves of accel__transact(): send (numbering the request;
+ * *ret_id), and wait for the reply to `id`. With keep, the reply to `id` is
+ * kept if it arrives while waiting for another one (at most
+ * ACCEL_STASH_MAX ids at once; -EBUSY beyond). */
+int accel__send(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds, bool keep,
+                uint64_t *ret_id);
+int accel__wait(accel_client_t *c, uint64_t id, Acceld__Response__BodyCase want, Acceld__Response **ret_resp);
 
 /* accel__transact() sending `n_fds` fds (borrowed) with the request. */
 int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds,

@@ -116,6 +116,9 @@ accel_client_t *accel_disconnect(accel_client_t *c) {
                 return NULL;
         if (c->fd >= 0)
                 (void) close(c->fd);
+        for (size_t i = 0; i < ACCEL_STASH_MAX; i++)
+                if (c->stash[i])
+                        acceld__response__free_unpacked(c->stash[i], NULL);
         ipc_reader_done(&c->reader);
         free(c->path);
         free(c);
@@ -133,13 +136,26 @@ int accel__transact(accel_client_t *c, Acceld__Request *req, Acceld__Response__B
 
 int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds,
                         Acceld__Response__BodyCase want, Acceld__Response **ret_resp) {
-        ProtobufCMessage *m = NULL;
-        Acceld__Response *resp;
+        uint64_t id;
+        int r = accel__send(c, req, fds, n_fds, false, &id);
+
+        return r < 0 ? r : accel__wait(c, id, want, ret_resp);
+}
+
+int accel__send(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds, bool keep,
+                uint64_t *ret_id) {
+        size_t slot = ACCEL_STASH_MAX;
         uint64_t id;
         int r;
 
         if (c->fd < 0)
                 return accel__error(-ENOTCONN, ACCEL_STATUS_NONE, "connection is closed");
+        for (size_t i = 0; keep && i < ACCEL_STASH_MAX && slot == ACCEL_STASH_MAX; i++)
+                if (c->wanted[i] == 0)
+                        slot = i;
+        if (keep && slot == ACCEL_STASH_MAX)
+                return accel__error(-EBUSY, ACCEL_STATUS_NONE, "more than %d requests in flight on one connection",
+                                    ACCEL_STASH_MAX);
         id = c->next_request_id++;
         req->has_request_id = 1;
         req->request_id = id;
@@ -150,8 +166,51 @@ int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds,
         r = ipc_send(c->fd, &req->base, fds, n_fds);
         if (r < 0)
                 return accel__error(r, ACCEL_STATUS_NONE, "cannot send request: %s", strerror(-r));
+        if (keep)
+                c->wanted[slot] = id;
+        *ret_id = id;
+        return 0;
+}
 
-        for (;;) {
+/* Take the reply to `id` out of the stash (and free its slot). */
+static Acceld__Response *stash_take(accel_client_t *c, uint64_t id) {
+        for (size_t i = 0; i < ACCEL_STASH_MAX; i++)
+                if (c->wanted[i] == id) {
+                        Acceld__Response *r = c->stash[i];
+
+                        if (r) {
+                                c->stash[i] = NULL;
+                                c->wanted[i] = 0;
+                        }
+                        return r;
+                }
+        return NULL;
+}
+
+/* Keep `resp` if its id is wanted; true if it was kept. */
+static bool stash_put(accel_client_t *c, Acceld__Response *resp) {
+        for (size_t i = 0; i < ACCEL_STASH_MAX; i++)
+                if (c->wanted[i] == resp->request_id && !c->stash[i]) {
+                        c->stash[i] = resp;
+                        return true;
+                }
+        return false;
+}
+
+static void wanted_drop(accel_client_t *c, uint64_t id) {
+        for (size_t i = 0; i < ACCEL_STASH_MAX; i++)
+                if (c->wanted[i] == id)
+                        c->wanted[i] = 0;
+}
+
+int accel__wait(accel_client_t *c, uint64_t id, Acceld__Response__BodyCase want, Acceld__Response **ret_resp) {
+        ProtobufCMessage *m = NULL;
+        Acceld__Response *resp = stash_take(c, id);
+        int r;
+
+        while (!resp) {
+                if (c->fd < 0)
+                        return accel__error(-ENOTCONN, ACCEL_STATUS_NONE, "connection is closed");
                 r = ipc_recv(c->fd, &c->reader, &acceld__response__descriptor, &m);
                 if (r == -ECONNRESET)
                         return accel__error(r, ACCEL_STATUS_NONE, "acceld closed the connection");
@@ -161,9 +220,13 @@ int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds,
                 /* A PROTOCOL_ERROR about the stream itself carries id 0. */
                 if (resp->request_id == id || resp->request_id == 0)
                         break;
-                /* A late reply to something this client gave up on. */
-                acceld__response__free_unpacked(resp, NULL);
+                /* Someone else's reply that is still wanted, or a late
+                 * reply to something this client gave up on. */
+                if (!stash_put(c, resp))
+                        acceld__response__free_unpacked(resp, NULL);
+                resp = NULL;
         }
+        wanted_drop(c, id);
 
         if (resp->status != ACCELD__STATUS__NONE) {
                 accel_status_t st = (accel_status_t) resp->status;

@@ -75,6 +75,9 @@ struct accel_interp {
         int priority;
         uint32_t deadline_ms;
         uint64_t queue_us, compute_us, total_us;
+        /* accel_interp_invoke_start(): the Execute in flight (0: none). */
+        uint64_t pending_id, pending_t0;
+        bool pending_inline;
         bool zero_copy;
 };
 
@@ -700,7 +703,7 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
 
 /* Send one Execute: inputs from the shared buffer (or inline), outputs into
  * their regions unless `inline_outputs`. */
-static int interp_execute(accel_interp_t *it, bool inline_outputs, Acceld__Response **ret_resp) {
+static int interp_execute_send(accel_interp_t *it, bool inline_outputs, bool keep, uint64_t *ret_id) {
         Acceld__Request req = ACCELD__REQUEST__INIT;
         Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
         Acceld__TensorData td[2 * 64], *ti[64], *to[64];
@@ -749,7 +752,14 @@ static int interp_execute(accel_interp_t *it, bool inline_outputs, Acceld__Respo
         }
         req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
         req.execute = &e;
-        return accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_EXECUTE, ret_resp);
+        return accel__send(it->c, &req, NULL, 0, keep, ret_id);
+}
+
+static int interp_execute(accel_interp_t *it, bool inline_outputs, Acceld__Response **ret_resp) {
+        uint64_t id;
+        int r = interp_execute_send(it, inline_outputs, false, &id);
+
+        return r < 0 ? r : accel__wait(it->c, id, ACCELD__RESPONSE__BODY_EXECUTE, ret_resp);
 }
 
 /* Place inline output k of n bytes: in its region when it fits, else in
@@ -781,30 +791,12 @@ static int output_place(accel_interp_t *it, int32_t k, const void *src, size_t n
         return 0;
 }
 
-int accel_interp_invoke(accel_interp_t *it) {
-        const Acceld__ExecuteResponse *x;
-        Acceld__Response *resp;
-        uint64_t t0 = now_us();
-        bool inline_out;
+/* Take an Execute reply: timings, inline outputs, output shapes. Frees
+ * resp. */
+static int invoke_finish(accel_interp_t *it, Acceld__Response *resp, bool inline_out, uint64_t t0) {
+        const Acceld__ExecuteResponse *x = resp->execute;
         int r;
 
-        accel__error_clear();
-        if (!it || !it->allocated)
-                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_invoke: tensors are not allocated");
-        if (it->n_inputs > 64 || it->n_outputs > 64)
-                return accel__error(-E2BIG, ACCEL_STATUS_NONE, "more than 64 inputs or outputs");
-        inline_out = it->inline_tensors || it->inline_outputs;
-        r = interp_execute(it, inline_out, &resp);
-        if (r == -ENOBUFS && !inline_out) {
-                /* An output sized only at invoke (data-dependent shape)
-                 * outgrew its region: have acceld return the outputs
-                 * inline from now on. */
-                it->inline_outputs = inline_out = true;
-                r = interp_execute(it, true, &resp);
-        }
-        if (r < 0)
-                return r;
-        x = resp->execute;
         it->queue_us = x->queue_us;
         it->compute_us = x->compute_us;
         it->zero_copy = x->has_zero_copy && x->zero_copy;
@@ -834,6 +826,99 @@ int accel_interp_invoke(accel_interp_t *it) {
         acceld__response__free_unpacked(resp, NULL);
         it->total_us = now_us() - t0;
         return 0;
+}
+
+static int invoke_check(accel_interp_t *it) {
+        if (!it || !it->allocated)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_invoke: tensors are not allocated");
+        if (it->pending_id)
+                return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke started with accel_interp_invoke_start() "
+                                                               "has not been waited for");
+        if (it->n_inputs > 64 || it->n_outputs > 64)
+                return accel__error(-E2BIG, ACCEL_STATUS_NONE, "more than 64 inputs or outputs");
+        return 0;
+}
+
+int accel_interp_invoke(accel_interp_t *it) {
+        Acceld__Response *resp;
+        uint64_t t0 = now_us();
+        bool inline_out;
+        int r;
+
+        accel__error_clear();
+        r = invoke_check(it);
+        if (r < 0)
+                return r;
+        inline_out = it->inline_tensors || it->inline_outputs;
+        r = interp_execute(it, inline_out, &resp);
+        if (r == -ENOBUFS && !inline_out) {
+                /* An output sized only at invoke (data-dependent shape)
+                 * outgrew its region: have acceld return the outputs
+                 * inline from now on. */
+                it->inline_outputs = inline_out = true;
+                r = interp_execute(it, true, &resp);
+        }
+        if (r < 0)
+                return r;
+        return invoke_finish(it, resp, inline_out, t0);
+}
+
+int accel_interp_invoke_start(accel_interp_t *it) {
+        int r;
+
+        accel__error_clear();
+        r = invoke_check(it);
+        if (r < 0)
+                return r;
+        it->pending_inline = it->inline_tensors || it->inline_outputs;
+        it->pending_t0 = now_us();
+        return interp_execute_send(it, it->pending_inline, true, &it->pending_id);
+}
+
+int accel_interp_invoke_wait(accel_interp_t *it) {
+        Acceld__Response *resp;
+        uint64_t id;
+        int r;
+
+        accel__error_clear();
+        if (!it || !it->pending_id)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_invoke_wait: no invoke was started");
+        id = it->pending_id;
+        it->pending_id = 0;
+        r = accel__wait(it->c, id, ACCELD__RESPONSE__BODY_EXECUTE, &resp);
+        if (r == -ENOBUFS && !it->pending_inline) {
+                /* As in accel_interp_invoke(): outputs inline from now on. */
+                it->inline_outputs = it->pending_inline = true;
+                r = interp_execute(it, true, &resp);
+        }
+        if (r < 0)
+                return r;
+        return invoke_finish(it, resp, it->pending_inline, it->pending_t0);
+}
+
+int accel_interp_cancel(accel_interp_t *it) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__CancelRequest cr = ACCELD__CANCEL_REQUEST__INIT;
+        Acceld__Response *resp;
+        int r, cancelled;
+
+        accel__error_clear();
+        if (!it)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_cancel: invalid argument");
+        if (!it->pending_id)
+                return 0;
+        cr.has_target_request_id = 1;
+        cr.target_request_id = it->pending_id;
+        req.body_case = ACCELD__REQUEST__BODY_CANCEL;
+        req.cancel = &cr;
+        /* The Execute reply may come first: accel__wait() keeps it for
+         * accel_interp_invoke_wait(). */
+        r = accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_CANCEL, &resp);
+        if (r < 0)
+                return r;
+        cancelled = resp->cancel->has_cancelled && resp->cancel->cancelled;
+        acceld__response__free_unpacked(resp, NULL);
+        return cancelled;
 }
 
 bool accel_tensor_in_shared_memory(const accel_tensor_t *t) {

@@ -1428,6 +1428,72 @@ START_TEST(test_serving_dynamic_batching_keeps_deadlines) {
 }
 END_TEST
 
+/* libaccel's asynchronous invoke: started behind a gated execution it is
+ * queued, cancel drops it (wait reports the cancellation); started again
+ * it completes once the gate opens, with the right outputs. */
+START_TEST(test_serving_libaccel_async_invoke_and_cancel) {
+        client_t c;
+        size_t gsize, asize;
+        uint8_t *gm = model_custom("AcceldTestGate", &gsize), *am = model_affine(&asize);
+        float g[4] = { 0, 0, 0, 0 };
+        accel_model_t *m = NULL;
+        accel_interp_options_t *o = accel_interp_options_create();
+        accel_interp_t *it = NULL;
+        Acceld__Response *r;
+        uint64_t hg, gid;
+
+        client_open(&c);
+        hg = prepare_ok(&c, gm, gsize, false);
+        ck_assert_int_eq(accel_model_create(am, asize, &m), 0);
+        ck_assert_int_eq(accel_interp_options_set_socket(o, d.sock), 0);
+        ck_assert_int_eq(accel_interp_options_set_settings_json(o, settings_none), 0);
+        ck_assert_msg(accel_interp_create(m, o, &it) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_interp_allocate_tensors(it), 0);
+        float *in = accel_tensor_data(accel_interp_input_tensor(it, 0));
+        for (int e = 0; e < 4; e++)
+                in[e] = (float) e - 1.5f;
+
+        gid = send_execute(&c, hg, g, 4, 0, 0);
+        wait_counts(&c, 1, 0);
+        ck_assert_int_eq(accel_interp_invoke_start(it), 0);
+        ck_assert_int_eq(accel_interp_invoke_start(it), -EBUSY);
+        wait_counts(&c, 1, 1);
+        ck_assert_int_eq(accel_interp_cancel(it), 1);
+        ck_assert_int_lt(accel_interp_invoke_wait(it), 0);
+        ck_assert_msg(strstr(accel_last_error(), "cancel"), "%s", accel_last_error());
+        ck_assert_int_eq(accel_interp_cancel(it), 0);  /* nothing in flight */
+
+        ck_assert_int_eq(accel_interp_invoke_start(it), 0);
+        wait_counts(&c, 1, 1);
+        gate_open();
+        ck_assert_msg(accel_interp_invoke_wait(it) == 0, "%s", accel_last_error());
+        const float *y = accel_tensor_data(accel_interp_output_tensor(it, 0));
+        for (int e = 0; e < 4; e++)
+                ck_assert_float_eq(y[e], ((float) e - 1.5f) * 2.0f + 1.0f);
+        r = recv_resp(&c);
+        ck_assert_uint_eq(r->request_id, gid);
+        resp_free(r);
+
+        /* Cancel racing a free worker: whichever way it goes, cancel and
+         * wait agree (0: it ran, and wait has the result). */
+        ck_assert_int_eq(accel_interp_invoke_start(it), 0);
+        int cancelled = accel_interp_cancel(it);
+        ck_assert_int_ge(cancelled, 0);
+        if (cancelled)
+                ck_assert_int_lt(accel_interp_invoke_wait(it), 0);
+        else {
+                ck_assert_msg(accel_interp_invoke_wait(it) == 0, "%s", accel_last_error());
+                ck_assert_float_eq(y[0], -2.0f);
+        }
+        accel_interp_delete(it);
+        accel_interp_options_delete(o);
+        accel_model_delete(m);
+        client_close(&c);
+        free(gm);
+        free(am);
+}
+END_TEST
+
 /* A sealed memfd is used in place (mapped, no copy) and runs. */
 START_TEST(test_serving_prepare_from_sealed_memfd) {
         client_t c;
@@ -2043,6 +2109,7 @@ int main(int argc, char **argv) {
                 tcase_add_test(tb, test_serving_dynamic_batching_exact);
                 tcase_add_test(tb, test_serving_dynamic_batching_refused_for_fixed_shapes);
                 tcase_add_test(tb, test_serving_dynamic_batching_keeps_deadlines);
+                tcase_add_test(tb, test_serving_libaccel_async_invoke_and_cancel);
                 suite_add_tcase(s, tb);
         }
         {

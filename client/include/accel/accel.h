@@ -372,6 +372,19 @@ ACCEL_EXPORT int accel_interp_resize_input(accel_interp_t *it, int32_t i, const 
 ACCEL_EXPORT int accel_interp_allocate_tensors(accel_interp_t *it);
 /* Run once. 0 or -errno (-ETIME: deadline missed). */
 ACCEL_EXPORT int accel_interp_invoke(accel_interp_t *it);
+
+/*
+ * Asynchronous invoke. start sends the Execute and returns at once (inputs
+ * must be set before; do not touch the tensors until wait returns); wait
+ * blocks until acceld answers and then behaves as accel_interp_invoke()'s
+ * return. cancel asks acceld to drop the started invoke: 1 when it was
+ * still queued (wait then fails with the cancellation), 0 when it had
+ * already started (wait returns its result) or nothing was started.
+ * -EBUSY: start while one is in flight.
+ */
+ACCEL_EXPORT int accel_interp_invoke_start(accel_interp_t *it);
+ACCEL_EXPORT int accel_interp_invoke_wait(accel_interp_t *it);
+ACCEL_EXPORT int accel_interp_cancel(accel_interp_t *it);
 /* Queue and compute time of the last invoke, as acceld measured them, and
  * the whole round trip as the client saw it (microseconds). */
 ACCEL_EXPORT void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us,
