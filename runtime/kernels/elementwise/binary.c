@@ -176,16 +176,19 @@ static int prepare_quantized(rt_context_t *ctx, rt_node_t *node, bop_t op, const
         d->out_offset = o->zero_point;
         if (op == B_DIV) {
                 ku_act_range_q(node_activation(node), o, &d->act_min, &d->act_max);
-                ku_quantize_multiplier((double) a->scale / ((double) b->scale * (double) o->scale),
-                                       &d->out_mul, &d->out_shift);
+                /* In single precision, widened afterwards: TFLite's
+                 * expression multiplies and divides the float scales. */
+                ku_quantize_multiplier((double) (a->scale / (b->scale * o->scale)), &d->out_mul, &d->out_shift);
                 return 0;
         }
         if (op == B_MUL) {
                 if (o->type == RT_TYPE_INT16 && (a->zero_point || b->zero_point || o->zero_point))
                         return rt_ctx_error(ctx, "MUL: int16 needs zero points of 0");
                 ku_act_range_q(node_activation(node), o, &d->act_min, &d->act_max);
-                ku_quantize_multiplier((double) a->scale * (double) b->scale / (double) o->scale,
-                                       &d->out_mul, &d->out_shift);
+                /* Single precision, as TFLite computes a * b / o on the
+                 * float scales before widening; in double the multiplier
+                 * can differ in its last bit (one step off, ~1 in 500). */
+                ku_quantize_multiplier((double) (a->scale * b->scale / o->scale), &d->out_mul, &d->out_shift);
                 return 0;
         }
         /* SQUARED_DIFFERENCE: 7 bits of headroom for int8 (255^2 << 14 fits

@@ -91,8 +91,8 @@ static int unary_prepare(rt_context_t *ctx, rt_node_t *node, uop_t op) {
                 if (d->rescale) {
                         if (!(o->scale > 0))
                                 return rt_ctx_error(ctx, "ABS: output needs a positive scale");
-                        ku_quantize_multiplier((double) a->scale / (double) o->scale, &d->out_mul,
-                                               &d->out_shift);
+                        /* The float quotient, widened (TFLite's AbsPrepare). */
+                        ku_quantize_multiplier((double) (a->scale / o->scale), &d->out_mul, &d->out_shift);
                 }
         }
         if (op == U_RSQRT && a->type == RT_TYPE_INT8) {
