@@ -152,5 +152,7 @@ extern const dt_gen_t dt_gens_shape[];
 extern const size_t dt_gens_shape_n;
 extern const dt_gen_t dt_gens_more[];
 extern const size_t dt_gens_more_n;
+extern const dt_gen_t dt_gens_layout[];
+extern const size_t dt_gens_layout_n;
 extern const dt_gen_t dt_gens_chain[];
 extern const size_t dt_gens_chain_n;
