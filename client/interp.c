@@ -29,6 +29,7 @@ struct accel_interp_options {
         uint32_t prepare_deadline_ms;
         int preference;         /* -1: none */
         char *socket;
+        accel_client_t *client;         /* borrowed: share this connection */
         bool inline_tensors;
         uint8_t *cache_token;   /* NULL: none */
         size_t cache_token_size;
@@ -75,6 +76,7 @@ struct accel_interp {
         int priority;
         uint32_t deadline_ms;
         uint64_t queue_us, compute_us, total_us;
+        bool shared_conn;       /* it->c is the caller's (options' client) */
         /* accel_interp_invoke_start(): the Execute in flight (0: none). */
         uint64_t pending_id, pending_t0;
         bool pending_inline;
@@ -240,6 +242,13 @@ int accel_interp_options_set_preference(accel_interp_options_t *o, int preferenc
         return 0;
 }
 
+int accel_interp_options_set_client(accel_interp_options_t *o, accel_client_t *c) {
+        if (!o)
+                return -EINVAL;
+        o->client = c;
+        return 0;
+}
+
 int accel_interp_options_set_socket(accel_interp_options_t *o, const char *path) {
         return o ? str_set(&o->socket, path) : -EINVAL;
 }
@@ -328,6 +337,41 @@ static int tensors_from(accel_tensor_t **ret, Acceld__TensorInfo **v, size_t n) 
         return 0;
 }
 
+/* Tell acceld the registered buffer is gone (its own connection closing
+ * does that too, but a shared one stays open). Errors are ignored: the
+ * buffer is released with the connection at the latest. */
+static void buffer_unregister(accel_interp_t *it) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__UnregisterBufferRequest ub = ACCELD__UNREGISTER_BUFFER_REQUEST__INIT;
+        Acceld__Response *resp = NULL;
+
+        if (!it->buffer || !it->c)
+                return;
+        ub.has_buffer = 1;
+        ub.buffer = it->buffer;
+        req.body_case = ACCELD__REQUEST__BODY_UNREGISTER_BUFFER;
+        req.unregister_buffer = &ub;
+        if (accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_UNREGISTER_BUFFER, &resp) == 0)
+                acceld__response__free_unpacked(resp, NULL);
+        it->buffer = 0;
+}
+
+static void handle_release(accel_interp_t *it) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ReleaseModelRequest rm = ACCELD__RELEASE_MODEL_REQUEST__INIT;
+        Acceld__Response *resp = NULL;
+
+        if (!it->handle || !it->c)
+                return;
+        rm.has_handle = 1;
+        rm.handle = it->handle;
+        req.body_case = ACCELD__REQUEST__BODY_RELEASE_MODEL;
+        req.release_model = &rm;
+        if (accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_RELEASE_MODEL, &resp) == 0)
+                acceld__response__free_unpacked(resp, NULL);
+        it->handle = 0;
+}
+
 static void buffer_drop(accel_interp_t *it) {
         if (it->map)
                 (void) munmap(it->map, it->map_size);
@@ -369,10 +413,15 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
         if (!it)
                 return oom();
         it->memfd = -1;
-        r = accel_connect(options ? options->socket : NULL, &it->c);
-        if (r < 0) {
-                free(it);
-                return r;
+        if (options && options->client) {
+                it->c = options->client;
+                it->shared_conn = true;
+        } else {
+                r = accel_connect(options ? options->socket : NULL, &it->c);
+                if (r < 0) {
+                        free(it);
+                        return r;
+                }
         }
         if (options) {
                 it->inline_tensors = options->inline_tensors;
@@ -500,8 +549,18 @@ bool accel_interp_cache_written(const accel_interp_t *it) {
 accel_interp_t *accel_interp_delete(accel_interp_t *it) {
         if (!it)
                 return NULL;
-        /* Closing the connection releases the handle and the buffer. */
-        (void) accel_disconnect(it->c);
+        /* Closing the connection releases the handle and the buffer; a
+         * shared connection stays open, so release them one by one. */
+        if (it->shared_conn) {
+                if (it->pending_id) {
+                        /* Take the reply of a started invoke off the wire. */
+                        (void) accel_interp_cancel(it);
+                        (void) accel_interp_invoke_wait(it);
+                }
+                buffer_unregister(it);
+                handle_release(it);
+        } else
+                (void) accel_disconnect(it->c);
         buffer_drop(it);
         tensors_free(it->inputs, it->n_inputs);
         tensors_free(it->outputs, it->n_outputs);
@@ -617,6 +676,7 @@ int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims
                 return r < 0 ? oom() : accel__error(-EBADMSG, ACCEL_STATUS_NONE, "ResizeInputs reply is malformed");
         }
         acceld__response__free_unpacked(resp, NULL);
+        buffer_unregister(it);
         buffer_drop(it);
         tensors_free(it->inputs, it->n_inputs);
         tensors_free(it->outputs, it->n_outputs);

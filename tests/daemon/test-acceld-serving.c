@@ -1494,6 +1494,71 @@ START_TEST(test_serving_libaccel_async_invoke_and_cancel) {
 }
 END_TEST
 
+/* Several interpreters on one connection: two models prepared on one
+ * accel_client_t, both invoked asynchronously at once (replies in either
+ * order), and deleting one releases its handle and buffer while the
+ * connection and the other interpreter go on. */
+START_TEST(test_serving_libaccel_interpreters_share_a_connection) {
+        size_t asize, rsize;
+        uint8_t *am = model_affine(&asize), *rm = model_affine_reshaped(&rsize);
+        accel_client_t *conn = NULL, *watch = NULL;
+        accel_model_t *ma = NULL, *mb = NULL;
+        accel_interp_options_t *o = accel_interp_options_create();
+        accel_interp_t *a = NULL, *b = NULL;
+        accel_daemon_status_t *st = NULL;
+
+        ck_assert_int_eq(accel_connect(d.sock, &conn), 0);
+        ck_assert_int_eq(accel_connect(d.sock, &watch), 0);
+        ck_assert_int_eq(accel_model_create(am, asize, &ma), 0);
+        ck_assert_int_eq(accel_model_create(rm, rsize, &mb), 0);
+        ck_assert_int_eq(accel_interp_options_set_client(o, conn), 0);
+        ck_assert_int_eq(accel_interp_options_set_settings_json(o, settings_none), 0);
+        ck_assert_msg(accel_interp_create(ma, o, &a) == 0, "%s", accel_last_error());
+        ck_assert_msg(accel_interp_create(mb, o, &b) == 0, "%s", accel_last_error());
+        ck_assert_int_eq(accel_interp_allocate_tensors(a), 0);
+        ck_assert_int_eq(accel_interp_allocate_tensors(b), 0);
+        ck_assert_int_eq(accel_get_status(watch, &st), 0);
+        ck_assert_uint_eq(st->serving.prepared_models, 2);
+        ck_assert_uint_eq(st->connections, 2);
+        accel_daemon_status_free(st);
+
+        for (int round = 0; round < 3; round++) {
+                float *ia = accel_tensor_data(accel_interp_input_tensor(a, 0));
+                float *ib = accel_tensor_data(accel_interp_input_tensor(b, 0));
+                for (int e = 0; e < 4; e++) {
+                        ia[e] = (float) (round * 4 + e);
+                        ib[e] = (float) (-round * 4 - e);
+                }
+                ck_assert_int_eq(accel_interp_invoke_start(a), 0);
+                ck_assert_int_eq(accel_interp_invoke_start(b), 0);
+                /* Waited for in the reverse order of the replies. */
+                ck_assert_msg(accel_interp_invoke_wait(b) == 0, "%s", accel_last_error());
+                ck_assert_msg(accel_interp_invoke_wait(a) == 0, "%s", accel_last_error());
+                const float *ya = accel_tensor_data(accel_interp_output_tensor(a, 0));
+                const float *yb = accel_tensor_data(accel_interp_output_tensor(b, 0));
+                for (int e = 0; e < 4; e++) {
+                        ck_assert_float_eq(ya[e], (float) (round * 4 + e) * 2.0f + 1.0f);
+                        ck_assert_float_eq(yb[e], (float) (-round * 4 - e) * 2.0f + 1.0f);
+                }
+        }
+        a = accel_interp_delete(a);
+        ck_assert_int_eq(accel_get_status(watch, &st), 0);
+        ck_assert_uint_eq(st->serving.prepared_models, 1);
+        ck_assert_uint_eq(st->serving.registered_buffers, 1);
+        ck_assert_uint_eq(st->connections, 2);
+        accel_daemon_status_free(st);
+        ck_assert_msg(accel_interp_invoke(b) == 0, "%s", accel_last_error());
+        accel_interp_delete(b);
+        accel_interp_options_delete(o);
+        accel_model_delete(ma);
+        accel_model_delete(mb);
+        accel_disconnect(conn);
+        accel_disconnect(watch);
+        free(am);
+        free(rm);
+}
+END_TEST
+
 /* A sealed memfd is used in place (mapped, no copy) and runs. */
 START_TEST(test_serving_prepare_from_sealed_memfd) {
         client_t c;
@@ -2110,6 +2175,7 @@ int main(int argc, char **argv) {
                 tcase_add_test(tb, test_serving_dynamic_batching_refused_for_fixed_shapes);
                 tcase_add_test(tb, test_serving_dynamic_batching_keeps_deadlines);
                 tcase_add_test(tb, test_serving_libaccel_async_invoke_and_cancel);
+                tcase_add_test(tb, test_serving_libaccel_interpreters_share_a_connection);
                 suite_add_tcase(s, tb);
         }
         {

@@ -313,6 +313,13 @@ ACCEL_EXPORT int accel_interp_options_set_prepare_deadline_ms(accel_interp_optio
 ACCEL_EXPORT int accel_interp_options_set_preference(accel_interp_options_t *o, int preference);
 /* Socket path (NULL: accel_connect()'s default). */
 ACCEL_EXPORT int accel_interp_options_set_socket(accel_interp_options_t *o, const char *path);
+
+/* Prepare on the caller's connection `c` (borrowed; it must outlive the
+ * interpreter) instead of opening one: many interpreters can share one
+ * socket. Interpreters sharing a connection must not be used from several
+ * threads at once. Deleting one releases its model handle and buffer and
+ * leaves the connection open. NULL: a connection of its own (the default). */
+ACCEL_EXPORT int accel_interp_options_set_client(accel_interp_options_t *o, accel_client_t *c);
 /* Send tensors inline in the frames instead of shared memory. */
 ACCEL_EXPORT int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enable);
 
