@@ -30,6 +30,7 @@ struct accel_interp_options {
         int preference;         /* -1: none */
         char *socket;
         accel_client_t *client;         /* borrowed: share this connection */
+        bool daemon_buffer;             /* AllocateBuffer instead of our own memfd */
         bool inline_tensors;
         uint8_t *cache_token;   /* NULL: none */
         size_t cache_token_size;
@@ -77,6 +78,7 @@ struct accel_interp {
         uint32_t deadline_ms;
         uint64_t queue_us, compute_us, total_us;
         bool shared_conn;       /* it->c is the caller's (options' client) */
+        bool daemon_buffer;     /* tensors in a buffer acceld allocates */
         /* accel_interp_invoke_start(): the Execute in flight (0: none). */
         uint64_t pending_id, pending_t0;
         bool pending_inline;
@@ -239,6 +241,13 @@ int accel_interp_options_set_preference(accel_interp_options_t *o, int preferenc
         if (!o || preference < -1 || preference > 3)
                 return -EINVAL;
         o->preference = preference;
+        return 0;
+}
+
+int accel_interp_options_set_daemon_buffer(accel_interp_options_t *o, bool enable) {
+        if (!o)
+                return -EINVAL;
+        o->daemon_buffer = enable;
         return 0;
 }
 
@@ -424,6 +433,7 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
                 }
         }
         if (options) {
+                it->daemon_buffer = options->daemon_buffer;
                 it->inline_tensors = options->inline_tensors;
                 it->priority = options->priority;
                 it->deadline_ms = options->deadline_ms;
@@ -689,6 +699,53 @@ static size_t align_up(size_t x, size_t a) {
         return (x + a - 1) / a * a;
 }
 
+/* Point the tensors into the mapped buffer. */
+static void tensors_map(accel_interp_t *it) {
+        for (int32_t k = 0; k < it->n_inputs; k++)
+                it->inputs[k].data = it->map + it->inputs[k].offset;
+        for (int32_t k = 0; k < it->n_outputs; k++)
+                it->outputs[k].data = it->map + it->outputs[k].offset;
+        it->allocated = true;
+}
+
+/* AllocateBuffer (NNAPI's driver-allocated memory): acceld creates the
+ * sealed memfd of `total` bytes, registers it for this connection and
+ * sends it back; the tensors live in it as in our own buffer. */
+static int daemon_buffer_allocate(accel_interp_t *it, size_t total) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__AllocateBufferRequest ab = ACCELD__ALLOCATE_BUFFER_REQUEST__INIT;
+        Acceld__Response *resp = NULL;
+        int fd = -1, r;
+
+        ab.has_handle = ab.has_size = 1;
+        ab.handle = it->handle;
+        ab.size = total;
+        req.body_case = ACCELD__REQUEST__BODY_ALLOCATE_BUFFER;
+        req.allocate_buffer = &ab;
+        r = accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_ALLOCATE_BUFFER, &resp);
+        if (r < 0)
+                return r;
+        if (!resp->has_num_fds || resp->num_fds != 1 || ipc_reader_take_fds(&it->c->reader, &fd, 1) < 0 ||
+            resp->allocate_buffer->size < total) {
+                acceld__response__free_unpacked(resp, NULL);
+                return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "AllocateBuffer reply carries no usable buffer");
+        }
+        it->buffer = resp->allocate_buffer->buffer;
+        acceld__response__free_unpacked(resp, NULL);
+        it->memfd = fd;
+        it->map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (it->map == MAP_FAILED) {
+                r = -errno;
+                it->map = NULL;
+                buffer_unregister(it);
+                buffer_drop(it);
+                return accel__error(r, ACCEL_STATUS_NONE, "cannot map acceld's buffer: %s", strerror(-r));
+        }
+        it->map_size = total;
+        tensors_map(it);
+        return 0;
+}
+
 int accel_interp_allocate_tensors(accel_interp_t *it) {
         Acceld__Request req = ACCELD__REQUEST__INIT;
         Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
@@ -725,6 +782,8 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
                 total = align_up(total + it->outputs[k].bytes + TENSOR_SLACK, TENSOR_ALIGN);
         }
         total = align_up(total ? total : 1, page);
+        if (it->daemon_buffer)
+                return daemon_buffer_allocate(it, total);
         it->memfd = memfd_create("accel-tensors", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (it->memfd < 0)
                 return accel__error(-errno, ACCEL_STATUS_NONE, "memfd_create: %s", strerror(errno));
@@ -753,11 +812,7 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
         }
         it->buffer = resp->register_buffer->buffer;
         acceld__response__free_unpacked(resp, NULL);
-        for (int32_t k = 0; k < it->n_inputs; k++)
-                it->inputs[k].data = it->map + it->inputs[k].offset;
-        for (int32_t k = 0; k < it->n_outputs; k++)
-                it->outputs[k].data = it->map + it->outputs[k].offset;
-        it->allocated = true;
+        tensors_map(it);
         return 0;
 }
 
@@ -921,6 +976,10 @@ int accel_interp_invoke(accel_interp_t *it) {
         if (r < 0)
                 return r;
         return invoke_finish(it, resp, inline_out, t0);
+}
+
+int accel_interp_fd(const accel_interp_t *it) {
+        return it && it->c ? it->c->fd : -EINVAL;
 }
 
 int accel_interp_invoke_start(accel_interp_t *it) {

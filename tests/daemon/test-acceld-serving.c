@@ -7,6 +7,7 @@
  * priorities and deadlines, per-uid limits, disconnects.
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <math.h>
@@ -1559,6 +1560,48 @@ START_TEST(test_serving_libaccel_interpreters_share_a_connection) {
 }
 END_TEST
 
+/* Tensors in a buffer acceld allocates (AllocateBuffer), and completion
+ * noticed by poll() on the interpreter's fd. */
+START_TEST(test_serving_libaccel_daemon_buffer_and_poll) {
+        size_t asize;
+        uint8_t *am = model_affine(&asize);
+        accel_model_t *m = NULL;
+        accel_interp_options_t *o = accel_interp_options_create();
+        accel_interp_t *it = NULL;
+        accel_client_t *watch = NULL;
+        accel_daemon_status_t *st = NULL;
+
+        ck_assert_int_eq(accel_model_create(am, asize, &m), 0);
+        ck_assert_int_eq(accel_interp_options_set_socket(o, d.sock), 0);
+        ck_assert_int_eq(accel_interp_options_set_settings_json(o, settings_none), 0);
+        ck_assert_int_eq(accel_interp_options_set_daemon_buffer(o, true), 0);
+        ck_assert_msg(accel_interp_create(m, o, &it) == 0, "%s", accel_last_error());
+        ck_assert_msg(accel_interp_allocate_tensors(it) == 0, "%s", accel_last_error());
+        ck_assert(accel_tensor_in_shared_memory(accel_interp_input_tensor(it, 0)));
+        ck_assert_int_eq(accel_connect(d.sock, &watch), 0);
+        ck_assert_int_eq(accel_get_status(watch, &st), 0);
+        ck_assert_uint_eq(st->serving.registered_buffers, 1);
+        accel_daemon_status_free(st);
+        float *in = accel_tensor_data(accel_interp_input_tensor(it, 0));
+        for (int e = 0; e < 4; e++)
+                in[e] = (float) e * 3.0f;
+        ck_assert_int_eq(accel_interp_invoke_start(it), 0);
+        struct pollfd pfd = { .fd = accel_interp_fd(it), .events = POLLIN };
+        ck_assert_int_ge(pfd.fd, 0);
+        ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+        ck_assert_msg(accel_interp_invoke_wait(it) == 0, "%s", accel_last_error());
+        ck_assert(accel_interp_last_zero_copy(it));
+        const float *y = accel_tensor_data(accel_interp_output_tensor(it, 0));
+        for (int e = 0; e < 4; e++)
+                ck_assert_float_eq(y[e], (float) e * 6.0f + 1.0f);
+        accel_interp_delete(it);
+        accel_interp_options_delete(o);
+        accel_model_delete(m);
+        accel_disconnect(watch);
+        free(am);
+}
+END_TEST
+
 /* A sealed memfd is used in place (mapped, no copy) and runs. */
 START_TEST(test_serving_prepare_from_sealed_memfd) {
         client_t c;
@@ -2176,6 +2219,7 @@ int main(int argc, char **argv) {
                 tcase_add_test(tb, test_serving_dynamic_batching_keeps_deadlines);
                 tcase_add_test(tb, test_serving_libaccel_async_invoke_and_cancel);
                 tcase_add_test(tb, test_serving_libaccel_interpreters_share_a_connection);
+                tcase_add_test(tb, test_serving_libaccel_daemon_buffer_and_poll);
                 suite_add_tcase(s, tb);
         }
         {

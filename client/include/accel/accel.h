@@ -320,6 +320,11 @@ ACCEL_EXPORT int accel_interp_options_set_socket(accel_interp_options_t *o, cons
  * threads at once. Deleting one releases its model handle and buffer and
  * leaves the connection open. NULL: a connection of its own (the default). */
 ACCEL_EXPORT int accel_interp_options_set_client(accel_interp_options_t *o, accel_client_t *c);
+
+/* Tensors in a buffer acceld allocates (AllocateBuffer, NNAPI's
+ * driver-managed memory: a sealed memfd acceld creates and shares) instead
+ * of one the client creates and registers. Default false. */
+ACCEL_EXPORT int accel_interp_options_set_daemon_buffer(accel_interp_options_t *o, bool enable);
 /* Send tensors inline in the frames instead of shared memory. */
 ACCEL_EXPORT int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enable);
 
@@ -392,6 +397,10 @@ ACCEL_EXPORT int accel_interp_invoke(accel_interp_t *it);
 ACCEL_EXPORT int accel_interp_invoke_start(accel_interp_t *it);
 ACCEL_EXPORT int accel_interp_invoke_wait(accel_interp_t *it);
 ACCEL_EXPORT int accel_interp_cancel(accel_interp_t *it);
+/* The interpreter's socket, for poll()/epoll in an event loop: readable
+ * when acceld has answered; with a connection of its own, a started invoke
+ * is then complete and accel_interp_invoke_wait() does not block. */
+ACCEL_EXPORT int accel_interp_fd(const accel_interp_t *it);
 /* Queue and compute time of the last invoke, as acceld measured them, and
  * the whole round trip as the client saw it (microseconds). */
 ACCEL_EXPORT void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us,
