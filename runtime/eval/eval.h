@@ -266,8 +266,8 @@ eval_runner_t *eval_runner_free(eval_runner_t *r);
 
 /* Element count of a tensor (product of dims; 1 for rank 0). */
 size_t eval_tensor_count(const eval_tensor_t *t);
-/* Element k as a real number: dequantized when scale > 0. float32, uint8,
- * int8, int16, int32, int64 and bool; 0 for other types. */
+/* Element k as a real number: dequantized when scale > 0. float32,
+ * float64, uint8, int8, int16, int32, int64 and bool; 0 for other types. */
 double eval_tensor_value(const eval_tensor_t *t, size_t k);
 
 /*
@@ -321,6 +321,41 @@ void eval_profiler_metrics_done(eval_profiler_metrics_t *m);
 int eval_profiler_run(eval_runner_t *reference, eval_runner_t *test, int32_t runs, uint64_t seed,
                       void (*progress)(void *user, size_t done, size_t total), void *user,
                       eval_profiler_metrics_t *ret, char *err, size_t err_size);
+
+/* ---- one output against its reference (compare.c) ----
+ *
+ * The per-element error statistics both the inference profiler and the
+ * mini-benchmark's validation (daemon/worker.c) use: an AccuracyMetrics of
+ * |reference - test| over the elements (max_value is the maximum absolute
+ * error, avg_value the mean the profiler records per run), the mean squared
+ * error, and, when the reference looks like a probability distribution, the
+ * symmetric KL divergence. */
+
+typedef struct eval_output_error {
+        eval_accuracy_metrics_t abs_error;  /* of |R[i] - T[i]|, dequantized */
+        double mse;
+        bool is_probability;  /* every row of the reference in [0, 1], summing to 1 within 1% */
+        double kl;            /* symmetric KL, mean over rows; 0 when not a distribution */
+        bool bytewise;        /* a type without numeric values, compared as bytes */
+} eval_output_error_t;
+
+/*
+ * Compare `test` with `reference` (same type and element count). Values are
+ * dequantized (eval_tensor_value()); a NaN difference counts as infinite.
+ * `row` is the last dimension used for the distribution check (> 1; 0: the
+ * reference's last dimension). KL(p||q) + KL(q||p) is taken with values
+ * clamped to 1e-7 and averaged over rows; only float32/float64 or quantized
+ * outputs are checked for being a distribution. Types without numeric values
+ * (strings, ...) are compared bytewise: bytewise is set and max_value is 0
+ * or 1. 0 or -EINVAL (NULL, a type or size mismatch).
+ */
+int eval_output_compare(const eval_tensor_t *reference, const eval_tensor_t *test, size_t row,
+                        eval_output_error_t *ret);
+
+/* Whether eval_tensor_value() reads this TFLite type. */
+bool eval_type_is_numeric(int32_t type);
+/* Bytes of one element of a TFLite type; 0 when unknown or not fixed. */
+size_t eval_type_size(int32_t type);
 
 /* ---- top-K accuracy (topk.c): TopkAccuracyEvalMetrics ---- */
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* InferenceProfilerMetrics: TFLite's inference-diff of two settings. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +118,8 @@ int eval_profiler_run(eval_runner_t *reference, eval_runner_t *test, int32_t run
                                 snprintf(err, err_size, "output %d is not available", o);
                                 return -EIO;
                         }
-                        size_t n = eval_tensor_count(&a);
-                        if (n != eval_tensor_count(&b) || a.type != b.type) {
+                        eval_output_error_t e;
+                        if (eval_output_compare(&a, &b, 0, &e) < 0) {
                                 tensor_describe(&a, da, sizeof(da));
                                 tensor_describe(&b, db, sizeof(db));
                                 snprintf(err, err_size, "output %d: reference %s, test %s", o, da, db);
@@ -128,10 +127,7 @@ int eval_profiler_run(eval_runner_t *reference, eval_runner_t *test, int32_t run
                         }
                         /* Mean absolute difference over the elements: one
                          * value per run, as the seed defines output_errors. */
-                        double sum = 0;
-                        for (size_t k = 0; k < n; k++)
-                                sum += fabs(eval_tensor_value(&a, k) - eval_tensor_value(&b, k));
-                        eval_stats_add(&errs[o], n ? sum / (double) n : 0.0);
+                        eval_stats_add(&errs[o], e.abs_error.avg_value);
                 }
                 eval_stats_add(&total, (double) (eval_now_us() - t0));
                 if (progress)

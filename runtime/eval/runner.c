@@ -2,6 +2,7 @@
 /* eval_runner_t: one interface over the in-process runtime and acceld. */
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "eval.h"
 
@@ -59,7 +60,26 @@ double eval_tensor_value(const eval_tensor_t *t, size_t k) {
         case 6: return ((const bool *) t->data)[k];
         case 7: q = ((const int16_t *) t->data)[k]; break;
         case 9: q = ((const int8_t *) t->data)[k]; break;
+        case 10: {
+                double v;
+                memcpy(&v, (const char *) t->data + 8 * k, sizeof(v));
+                return v;
+        }
         default: return 0;
         }
         return t->scale > 0 ? (q - t->zero_point) * (double) t->scale : q;
+}
+
+bool eval_type_is_numeric(int32_t type) {
+        return eval_type_size(type) > 0;
+}
+
+size_t eval_type_size(int32_t type) {
+        switch (type) {
+        case 0: case 2: return 4;   /* float32, int32 */
+        case 3: case 6: case 9: return 1;  /* uint8, bool, int8 */
+        case 4: case 10: return 8;  /* int64, float64 */
+        case 7: return 2;           /* int16 */
+        default: return 0;
+        }
 }
