@@ -74,6 +74,27 @@ static const char schema_v3[] =
         "  PRIMARY KEY (model_sha256, uid));"
         "INSERT INTO model_owners (model_sha256, uid) SELECT sha256, 0 FROM models;";
 
+/* Version 4: evaluation-stage results (issue 11): one row per stage run
+ * (inference diff computed by acceld, top-K or detection reported by a
+ * client), per uid like the events (NULL: acceld's own, operators only).
+ * `accuracy` is the stage's headline figure (top-1 accuracy, mAP, or the
+ * largest mean output error of a diff); the whole ProcessMetrics is kept
+ * as proto3 JSON. */
+static const char schema_v4[] =
+        "CREATE TABLE evaluations ("
+        "  id INTEGER PRIMARY KEY,"
+        "  model_sha256 TEXT NOT NULL,"
+        "  settings_key TEXT NOT NULL,"
+        "  stage TEXT NOT NULL,"
+        "  source TEXT NOT NULL,"
+        "  accuracy REAL,"
+        "  samples INTEGER NOT NULL,"
+        "  metrics_json TEXT NOT NULL,"
+        "  wallclock_us INTEGER NOT NULL,"
+        "  uid INTEGER);"
+        "CREATE INDEX evaluations_model_settings ON evaluations (model_sha256, settings_key);"
+        "CREATE INDEX evaluations_uid ON evaluations (uid);";
+
 /* v1 rows carry their inference times only inside the blob. */
 static int backfill_median(store_db_t *db) {
         _cleanup_stmt_ sqlite3_stmt *sel = NULL, *upd = NULL;
@@ -113,6 +134,7 @@ static const struct migration {
         { 1, schema_v1, NULL },
         { 2, schema_v2, backfill_median },
         { 3, schema_v3, NULL },
+        { 4, schema_v4, NULL },
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

@@ -28,7 +28,7 @@
 #include "acceleration.pb-c.h"
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* Lowercase hex SHA-256 plus NUL. */
 #define STORE_SHA256_HEX_SIZE 65
@@ -275,6 +275,58 @@ int store_event_find_orphans(store_db_t *db, int64_t now_us, int64_t timeout_us,
  */
 int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
                              const char *driver_version);
+
+/* ---- Evaluations (evaluations.c): evaluation-stage results ------------ */
+
+/* Stages by the name stored in the `stage` column. */
+#define STORE_STAGE_DIFF "inference_diff"
+#define STORE_STAGE_TOPK "topk"
+#define STORE_STAGE_DETECTION "detection"
+
+typedef struct store_evaluation {
+        int64_t id;
+        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char *settings_key;     /* owned: the instance's canonical settings */
+        char *stage;            /* owned: STORE_STAGE_* */
+        char *source;           /* owned: "acceld" (computed by the daemon) or "client" */
+        bool has_accuracy;
+        double accuracy;        /* top-1 accuracy, mAP, or a diff's largest mean output error */
+        int64_t samples;        /* runs or images */
+        char *metrics_json;     /* owned: ProcessMetrics, proto3 JSON */
+        int64_t wallclock_us;
+        bool has_uid;           /* false: acceld's own (operators only) */
+        uint32_t uid;
+} store_evaluation_t;
+
+void store_evaluation_done(store_evaluation_t *e);
+void store_evaluation_list_free(store_evaluation_t *v, size_t n);
+
+/* Insert a row (id and, when 0, wallclock_us are set here; *ret_id may be
+ * NULL). 0, -EINVAL (a missing field or a bad sha256) or -errno. */
+int store_evaluation_insert(store_db_t *db, const store_evaluation_t *e, int64_t *ret_id);
+
+typedef struct store_evaluation_filter {
+        const char *model_sha256;   /* NULL: any */
+        const char *settings_key;   /* NULL: any */
+        const char *stage;          /* NULL: any */
+        int64_t after_id;           /* only ids > after_id; 0: all */
+        size_t limit;               /* 0: no limit */
+        bool has_uid;               /* only the rows of uid */
+        uint32_t uid;
+} store_evaluation_filter_t;
+
+/* Rows matching `filter` (NULL: all), oldest first. */
+int store_evaluation_list(store_db_t *db, const store_evaluation_filter_t *filter, store_evaluation_t **ret_v,
+                          size_t *ret_n);
+
+/*
+ * The latest recorded accuracy of a stage for model + settings: from any
+ * uid, as selection is for everyone (a uid's rows are what it measured,
+ * not secrets about the model). 0 with *ret set, -ENOENT when none has an
+ * accuracy, or -errno.
+ */
+int store_evaluation_latest_accuracy(store_db_t *db, const char *model_sha256, const char *settings_key,
+                                     const char *stage, double *ret);
 
 /* ---- Decisions (decisions.c) ------------------------------------------ */
 

@@ -45,21 +45,21 @@ START_TEST(test_db_create_schema) {
         ck_assert_int_eq(store_db_open(test_dir, &db, err, sizeof(err)), 0);
         ck_assert_ptr_nonnull(db);
         ck_assert_int_eq(store_db_schema_version(db), STORE_SCHEMA_VERSION);
-        ck_assert_int_eq(STORE_SCHEMA_VERSION, 3);
+        ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
         ck_assert_str_eq(store_db_state_dir(db), test_dir);
         ck_assert(file_exists(test_path("acceld.db")));
         ck_assert(file_exists(test_path("models")));
         ck_assert(file_exists(test_path("cache")));
 
         char *v = raw_text("PRAGMA user_version");
-        ck_assert_str_eq(v, "3");
+        ck_assert_str_eq(v, "4");
         free(v);
         char *mode = raw_text("PRAGMA journal_mode");
         ck_assert_str_eq(mode, "wal");
         free(mode);
         char *tables = raw_text("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                                 "WHERE type = 'table' ORDER BY name)");
-        ck_assert_str_eq(tables, "benchmark_events,compile_cache,decisions,model_owners,models");
+        ck_assert_str_eq(tables, "benchmark_events,compile_cache,decisions,evaluations,model_owners,models");
         free(tables);
         char *idx = raw_text("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                              "WHERE type = 'index' AND tbl_name = 'benchmark_events' ORDER BY name)");
@@ -74,7 +74,7 @@ START_TEST(test_db_create_schema) {
 
         /* Reopening an up-to-date database changes nothing. */
         ck_assert_int_eq(store_db_open(test_dir, &db, NULL, 0), 0);
-        ck_assert_int_eq(store_db_schema_version(db), 3);
+        ck_assert_int_eq(store_db_schema_version(db), STORE_SCHEMA_VERSION);
         store_db_close(db);
 }
 END_TEST
@@ -140,7 +140,7 @@ START_TEST(test_db_migrate_v1_preserves_data) {
         store_db_t *db = NULL;
         char msg[256] = "";
         ck_assert_int_eq(store_db_open(test_dir, &db, msg, sizeof(msg)), 0);
-        ck_assert_int_eq(store_db_schema_version(db), 3);
+        ck_assert_int_eq(store_db_schema_version(db), STORE_SCHEMA_VERSION);
 
         store_event_t *v = NULL;
         size_t n = 0;
@@ -187,7 +187,7 @@ START_TEST(test_db_newer_version_refused) {
         char err[256] = "";
         ck_assert_int_eq(store_db_open(test_dir, &db, err, sizeof(err)), -EPROTONOSUPPORT);
         ck_assert_ptr_null(db);
-        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (3)");
+        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (4)");
         /* Refusing did not touch it. */
         char *v = raw_text("PRAGMA user_version");
         ck_assert_str_eq(v, "99");
