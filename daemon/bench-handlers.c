@@ -38,6 +38,8 @@ struct bench_call {
         /* outputs */
         store_event_t *events;
         size_t n_events;
+        store_evaluation_t *evaluations;
+        size_t n_evaluations;
         store_decision_t decision;
         bench_call_t *next;
 };
@@ -73,6 +75,7 @@ static void call_free(bench_call_t *call) {
                 return;
         free(call->settings_key);
         store_event_list_free(call->events, call->n_events);
+        store_evaluation_list_free(call->evaluations, call->n_evaluations);
         store_decision_done(&call->decision);
         free(call);
 }
@@ -685,6 +688,67 @@ static int list_done(bench_call_t *call) {
         return 0;
 }
 
+/* ---- ListBenchmarkEvents with `evaluations`: the Evaluate results ---- */
+
+static int list_evaluations_job(store_db_t *db, void *userdata) {
+        bench_call_t *call = userdata;
+        store_evaluation_filter_t f = {
+                .model_sha256 = call->filter.model_sha256,
+                .settings_key = call->filter.settings_key,
+                .after_id = call->filter.after_id,
+                .limit = call->filter.limit,
+                .has_uid = call->filter.has_uid,
+                .uid = call->filter.uid,
+        };
+
+        return store_evaluation_list(db, &f, &call->evaluations, &call->n_evaluations);
+}
+
+static int list_evaluations_done(bench_call_t *call) {
+        daemon_request_t *rq = call->rq;
+        Acceld__ListBenchmarkEventsResponse *out;
+        Acceld__EvaluationRecord **pp, *po;
+
+        if (call->result < 0)
+                return daemon_request_errorf(rq, call->result, "cannot read the evaluations: %s",
+                                             strerror(-call->result));
+        out = daemon_request_alloc(rq, sizeof(*out));
+        pp = daemon_request_alloc(rq, sizeof(*pp) * (call->n_evaluations + 1));
+        po = daemon_request_alloc(rq, sizeof(*po) * (call->n_evaluations + 1));
+        if (!out || !pp || !po)
+                return -ENOMEM;
+        acceld__list_benchmark_events_response__init(out);
+        for (size_t i = 0; i < call->n_evaluations; i++) {
+                const store_evaluation_t *e = &call->evaluations[i];
+
+                acceld__evaluation_record__init(&po[i]);
+                po[i].has_id = 1;
+                po[i].id = e->id;
+                po[i].model_sha256 = daemon_request_strdup(rq, e->model_sha256);
+                po[i].settings_key = daemon_request_strdup(rq, e->settings_key);
+                po[i].stage = daemon_request_strdup(rq, e->stage);
+                po[i].source = daemon_request_strdup(rq, e->source);
+                po[i].has_accuracy = e->has_accuracy;
+                po[i].accuracy = e->accuracy;
+                po[i].has_samples = 1;
+                po[i].samples = e->samples;
+                po[i].metrics_json = daemon_request_strdup(rq, e->metrics_json);
+                po[i].has_wallclock_us = 1;
+                po[i].wallclock_us = e->wallclock_us;
+                po[i].has_uid = e->has_uid;
+                po[i].uid = e->uid;
+                if (!po[i].model_sha256 || !po[i].settings_key || !po[i].stage || !po[i].source ||
+                    !po[i].metrics_json)
+                        return -ENOMEM;
+                pp[i] = &po[i];
+        }
+        out->evaluations = pp;
+        out->n_evaluations = call->n_evaluations;
+        rq->resp.body_case = ACCELD__RESPONSE__BODY_LIST_BENCHMARK_EVENTS;
+        rq->resp.list_benchmark_events = out;
+        return 0;
+}
+
 int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
         const Acceld__ListBenchmarkEventsRequest *in = rq->req->list_benchmark_events;
         bench_call_t *call;
@@ -699,8 +763,8 @@ int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
         if (!call)
                 return -ENOMEM;
         call->rq = rq;
-        call->job = list_job;
-        call->done = list_done;
+        call->job = in->has_evaluations && in->evaluations ? list_evaluations_job : list_job;
+        call->done = in->has_evaluations && in->evaluations ? list_evaluations_done : list_done;
         if (!rq->conn->operator) {
                 call->filter.has_uid = true;
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;

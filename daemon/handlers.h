@@ -37,6 +37,9 @@ int daemon_remove_model_handle(daemon_request_t *rq);
 int daemon_manage_weights_cache_handle(daemon_request_t *rq);
 int daemon_resize_inputs_handle(daemon_request_t *rq);
 int daemon_supported_ops_handle(daemon_request_t *rq);
+/* serving/evaluate.c: an evaluation stage on a handle's instance (issue
+ * 11): the inference diff on a worker, client top-K/detection recorded. */
+int daemon_evaluate_handle(daemon_request_t *rq);
 
 /* bench-handlers.c: benchmarks (issue 6, docs/benchmarking.md). RunBenchmark
  * queues a run and answers its id at once; BenchmarkProgress reports it;

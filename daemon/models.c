@@ -267,15 +267,20 @@ static void instance_free(daemon_instance_t *i) {
         free(i);
 }
 
-static int interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size) {
+/* reference: the runtime's default (the reference kernels) instead of the
+ * instance's settings, without the weights cache: the path accuracy is
+ * measured against. */
+static int interp_new_with(const daemon_instance_t *i, bool reference, rt_interp_t **ret, char *err,
+                           size_t err_size) {
         rt_interp_options_t *o = rt_interp_options_new();
         rt_interp_t *it = NULL;
-        int r;
+        int r = 0;
 
         if (!o)
                 return -ENOMEM;
-        r = rt_interp_options_set_settings(o, &i->settings);
-        if (r == 0 && i->model->wcache)
+        if (!reference)
+                r = rt_interp_options_set_settings(o, &i->settings);
+        if (r == 0 && !reference && i->model->wcache)
                 r = rt_interp_options_set_weights_cache(o, i->model->wcache, i->model->sha256);
         if (r == 0 && daemon_models_options_hook)
                 daemon_models_options_hook(o);
@@ -297,8 +302,17 @@ static int interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, 
         return 0;
 }
 
+static int interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size) {
+        return interp_new_with(i, false, ret, err, err_size);
+}
+
 int daemon_instance_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size) {
         return interp_new(i, ret, err, err_size);
+}
+
+int daemon_instance_reference_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err,
+                                         size_t err_size) {
+        return interp_new_with(i, true, ret, err, err_size);
 }
 
 static int pool_push(daemon_instance_t *i, rt_interp_t *it) {

@@ -171,6 +171,13 @@ void daemon_instance_release(daemon_instance_t *i, rt_interp_t *it);
  * the caller owns it. Worker thread. 0, or -errno with a message. */
 int daemon_instance_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err, size_t err_size);
 
+/* An interpreter of `i`'s model on the reference path: the runtime's
+ * default settings (reference kernels), no weights cache; allocated with
+ * the declared shapes, the caller's to free. What Evaluate's inference
+ * diff compares the instance with. 0 or -errno with a message. */
+int daemon_instance_reference_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err,
+                                         size_t err_size);
+
 /* Fill `info` (owned strings/arrays) from tensor t. 0 or -ENOMEM. */
 int daemon_tensor_info_from(daemon_tensor_info_t *info, const rt_tensor_t *t);
 void daemon_tensor_info_done(daemon_tensor_info_t *info);

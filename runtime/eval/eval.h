@@ -280,6 +280,15 @@ double eval_tensor_value(const eval_tensor_t *t, size_t k);
 int eval_runner_local_new(const char *model_path, const char *settings, eval_runner_t **ret, char *err,
                           size_t err_size);
 
+/*
+ * A runner over an interpreter the caller created and allocated (borrowed:
+ * it must outlive the runner, which does not free it). `what` starts the
+ * description ("acceld", "reference"). acceld's Evaluate request runs the
+ * inference profiler this way on its own instances. 0 or -EINVAL/-ENOMEM.
+ */
+struct rt_interp;
+int eval_runner_interp_new(struct rt_interp *interp, const char *what, eval_runner_t **ret);
+
 /* ---- seedable random numbers (rng.c) ---- */
 
 typedef struct eval_rng {

@@ -14,6 +14,7 @@ typedef struct local_runner {
         eval_runner_t base;
         rt_model_t *model;
         rt_interp_t *interp;
+        bool own_interp;  /* false: borrowed (eval_runner_interp_new()) */
 } local_runner_t;
 
 static int32_t local_input_count(eval_runner_t *r) {
@@ -74,7 +75,8 @@ static const char *local_last_error(eval_runner_t *r) {
 static void local_free(eval_runner_t *r) {
         local_runner_t *l = (local_runner_t *) r;
 
-        rt_interp_free(l->interp);  /* before the model it borrows */
+        if (l->own_interp)
+                rt_interp_free(l->interp);  /* before the model it borrows */
         rt_model_free(l->model);
         free(l);
 }
@@ -88,6 +90,19 @@ static const eval_runner_ops_t local_ops = {
         .last_error = local_last_error,
         .free = local_free,
 };
+
+/* What actually runs, as accelctl prints it for acceld: the drivers of
+ * the execution plan with their node counts. */
+static void describe(local_runner_t *l, const char *what) {
+        rt_interp_partition_t parts[4];
+        size_t n = rt_interp_partitions(l->interp, parts, 4);
+        size_t o_len = (size_t) snprintf(l->base.description, sizeof(l->base.description), "%s", what);
+
+        for (size_t i = 0; i < n && i < 4 && o_len < sizeof(l->base.description); i++)
+                o_len += (size_t) snprintf(l->base.description + o_len, sizeof(l->base.description) - o_len,
+                                           ", %s %d node%s", parts[i].driver, parts[i].nodes,
+                                           parts[i].nodes == 1 ? "" : "s");
+}
 
 DEFINE_POINTER_CLEANUP(rt_interp_options_t, rt_interp_options_free);
 
@@ -118,6 +133,7 @@ int eval_runner_local_new(const char *model_path, const char *settings, eval_run
         if (!l)
                 return -ENOMEM;
         l->base.ops = &local_ops;
+        l->own_interp = true;
         r = rt_model_load_file(model_path, &l->model, msg, sizeof(msg));
         if (r < 0) {
                 snprintf(err, err_size, "%s: %s", model_path, msg[0] ? msg : strerror(-r));
@@ -143,15 +159,22 @@ int eval_runner_local_new(const char *model_path, const char *settings, eval_run
                 snprintf(err, err_size, "%s: %s", model_path, rt_interp_last_error(l->interp));
                 return r;
         }
-        /* What actually runs, as accelctl prints it for acceld: the
-         * drivers of the execution plan with their node counts. */
-        rt_interp_partition_t parts[4];
-        size_t n = rt_interp_partitions(l->interp, parts, 4);
-        size_t o_len = (size_t) snprintf(l->base.description, sizeof(l->base.description), "local");
-        for (size_t i = 0; i < n && i < 4 && o_len < sizeof(l->base.description); i++)
-                o_len += (size_t) snprintf(l->base.description + o_len, sizeof(l->base.description) - o_len,
-                                           ", %s %d node%s", parts[i].driver, parts[i].nodes,
-                                           parts[i].nodes == 1 ? "" : "s");
+        describe(l, "local");
         *ret = &TAKE_PTR(l)->base;
+        return 0;
+}
+
+int eval_runner_interp_new(rt_interp_t *interp, const char *what, eval_runner_t **ret) {
+        local_runner_t *l;
+
+        if (!interp || !ret)
+                return -EINVAL;
+        l = calloc(1, sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        l->base.ops = &local_ops;
+        l->interp = interp;
+        describe(l, what ? what : "interpreter");
+        *ret = &l->base;
         return 0;
 }
