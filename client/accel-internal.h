@@ -60,3 +60,8 @@ int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds,
 /* Copy the weights-cache counters (NULL: all zero, directory ""); only
  * the directory is allocated: NULL there means out of memory. */
 void accel__weights_cache_status_copy(struct accel_weights_cache_status *out, const Acceld__WeightsCacheStatus *in);
+
+/* interp.c: the connection and prepared handle behind an interpreter
+ * (evaluate.c sends requests about it). */
+accel_client_t *accel__interp_client(const accel_interp_t *it);
+uint64_t accel__interp_handle(const accel_interp_t *it);

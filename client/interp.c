@@ -1110,3 +1110,11 @@ const char *accel_type_name(accel_type_t type) {
         default: return "unknown";
         }
 }
+
+accel_client_t *accel__interp_client(const accel_interp_t *it) {
+        return it ? it->c : NULL;
+}
+
+uint64_t accel__interp_handle(const accel_interp_t *it) {
+        return it ? it->handle : 0;
+}

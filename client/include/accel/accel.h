@@ -621,6 +621,57 @@ ACCEL_EXPORT int accel_bench_export(accel_client_t *c, const char *model_sha256,
                                     uint8_t ***ret_v, size_t **ret_sizes, size_t *ret_n);
 ACCEL_EXPORT void accel_bench_export_free(uint8_t **v, size_t *sizes, size_t n);
 
+/* ---- evaluation stages on acceld (issue 11, docs/evaluation.md) ----
+ *
+ * A stage measured on the instance an interpreter was prepared on (the one
+ * acceld serves for its settings), stored by acceld under the caller's uid
+ * beside the benchmark events. The inference diff is computed by acceld on
+ * a worker; top-K and detection need the client's images and labels, so
+ * the client computes them (through that interpreter) and records them.
+ */
+
+typedef enum accel_eval_stage {
+        ACCEL_EVAL_STAGE_INFERENCE_DIFF = 1,
+        ACCEL_EVAL_STAGE_TOPK = 2,
+        ACCEL_EVAL_STAGE_DETECTION = 3,
+} accel_eval_stage_t;
+
+/* One stored result. */
+typedef struct accel_evaluation {
+        int64_t id;
+        char *model_sha256;
+        char *settings_key;
+        char *stage;            /* "inference_diff", "topk", "detection" */
+        char *source;           /* "acceld" (computed) or "client" (recorded) */
+        bool has_accuracy;
+        double accuracy;        /* top-1 accuracy, mAP, or a diff's largest mean output error */
+        int64_t samples;        /* runs or images */
+        char *metrics_json;     /* the seed's ProcessMetrics, proto3 JSON */
+        int64_t wallclock_us;
+        bool has_uid;
+        uint32_t uid;
+} accel_evaluation_t;
+
+/* acceld's inference diff: `runs` (0: 50) random inputs from `seed` through
+ * the interpreter's instance and the reference kernels. Blocks until done.
+ * *ret: free with accel_evaluation_free(). 0 or -errno. */
+ACCEL_EXPORT int accel_interp_evaluate_diff(accel_interp_t *it, uint32_t runs, uint64_t seed,
+                                            accel_evaluation_t **ret);
+/* Record a top-K or detection result the client computed through `it`:
+ * its ProcessMetrics JSON, headline figure in [0, 1] (top-1 accuracy, mAP;
+ * has_accuracy false: none) and number of images. *ret may be NULL. */
+ACCEL_EXPORT int accel_interp_evaluation_record(accel_interp_t *it, accel_eval_stage_t stage,
+                                                const char *metrics_json, bool has_accuracy, double accuracy,
+                                                uint32_t samples, accel_evaluation_t **ret);
+ACCEL_EXPORT accel_evaluation_t *accel_evaluation_free(accel_evaluation_t *e);
+
+/* Stored results, oldest first (the caller's own unless an operator):
+ * model_sha256 NULL for all, limit 0 for the daemon's maximum (1000).
+ * Free with accel_evaluations_free(). */
+ACCEL_EXPORT int accel_evaluations(accel_client_t *c, const char *model_sha256, uint32_t limit,
+                                   accel_evaluation_t **ret, size_t *ret_n);
+ACCEL_EXPORT void accel_evaluations_free(accel_evaluation_t *v, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
