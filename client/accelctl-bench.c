@@ -31,7 +31,9 @@ static const char bench_usage[] =
 static const char events_usage[] =
         "Usage: accelctl events [--model SHA256|FILE] [--settings KEY] [--type START|END|ERROR|LOGGED]\n"
         "                       [--since US] [--until US] [--limit N] [--json]\n"
-        "List recorded benchmark events (times are wall-clock microseconds).\n";
+        "       accelctl events --evaluations [--model SHA256|FILE] [--limit N] [--json]\n"
+        "List recorded benchmark events (times are wall-clock microseconds), or with\n"
+        "--evaluations the stored evaluation-stage results (accelctl eval through acceld).\n";
 
 static const char best_usage[] =
         "Usage: accelctl best MODEL [--preference ANY|LOW_LATENCY|LOW_POWER|FORCE_CPU] [--json]\n"
@@ -372,9 +374,76 @@ static int64_t median_of(const accel_bench_event_t *e) {
         return m;
 }
 
+static json_object *evaluation_json(const accel_evaluation_t *e) {
+        json_object *o = json_object_new_object();
+        json_object *m = json_tokener_parse(e->metrics_json);
+
+        json_object_object_add(o, "id", json_object_new_int64(e->id));
+        json_object_object_add(o, "model_sha256", json_object_new_string(e->model_sha256));
+        json_object_object_add(o, "settings_key", json_object_new_string(e->settings_key));
+        json_object_object_add(o, "stage", json_object_new_string(e->stage));
+        json_object_object_add(o, "source", json_object_new_string(e->source));
+        if (e->has_accuracy)
+                json_object_object_add(o, "accuracy", json_object_new_double(e->accuracy));
+        json_object_object_add(o, "samples", json_object_new_int64(e->samples));
+        json_object_object_add(o, "wallclock_us", json_object_new_int64(e->wallclock_us));
+        if (e->has_uid)
+                json_object_object_add(o, "uid", json_object_new_int64(e->uid));
+        json_object_object_add(o, "metrics", m ? m : json_object_new_object());
+        return o;
+}
+
+/* accelctl events --evaluations: the Evaluate results. */
+static int evaluations_list(accel_client_t *c, const accelctl_opts_t *o, const char *model_sha256, uint32_t limit) {
+        accel_evaluation_t *v = NULL;
+        size_t n = 0;
+        int r = accel_evaluations(c, model_sha256, limit, &v, &n);
+
+        if (r < 0) {
+                fprintf(stderr, "accelctl events: %s\n", accel_last_error());
+                return 1;
+        }
+        if (o->json) {
+                json_object *arr = json_object_new_array();
+
+                for (size_t i = 0; i < n; i++)
+                        json_object_array_add(arr, evaluation_json(&v[i]));
+                (void) accelctl_json_print(arr);
+        } else {
+                static const char *const header[] = { "ID", "TIME (UTC)", "MODEL", "STAGE", "SOURCE", "FIGURE",
+                                                      "SAMPLES", "SETTINGS" };
+                accelctl_table_t t;
+
+                accelctl_table_init(&t, 8, header);
+                for (size_t i = 0; i < n; i++) {
+                        const accel_evaluation_t *e = &v[i];
+                        char id[24], wc[32] = "-", model[16], fig[32] = "-", samples[24];
+                        time_t sec = (time_t) (e->wallclock_us / 1000000);
+                        struct tm tm;
+
+                        (void) snprintf(id, sizeof(id), "%" PRId64, e->id);
+                        if (gmtime_r(&sec, &tm))
+                                (void) strftime(wc, sizeof(wc), "%Y-%m-%d %H:%M:%S", &tm);
+                        (void) snprintf(model, sizeof(model), "%.12s", e->model_sha256);
+                        if (e->has_accuracy)
+                                (void) snprintf(fig, sizeof(fig), "%.6g", e->accuracy);
+                        (void) snprintf(samples, sizeof(samples), "%" PRId64, e->samples);
+                        (void) accelctl_table_add(&t, (const char *const[]) { id, wc, model, e->stage, e->source, fig,
+                                                                              samples, e->settings_key });
+                }
+                accelctl_table_print(&t, stdout);
+                accelctl_table_done(&t);
+                if (n == 0)
+                        printf("(no evaluations recorded)\n");
+        }
+        accel_evaluations_free(v, n);
+        return 0;
+}
+
 int accelctl_events(int argc, char **argv, const accelctl_opts_t *global) {
         accelctl_opts_t o = *global;
         accel_bench_event_filter_t f = {};
+        bool evaluations = false;
         char sha[STORE_SHA256_HEX_SIZE];
         accel_client_t *c = NULL;
         accel_bench_event_t *v = NULL;
@@ -389,6 +458,10 @@ int accelctl_events(int argc, char **argv, const accelctl_opts_t *global) {
                 if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
                         printf("%s", events_usage);
                         return 0;
+                }
+                if (strcmp(a, "--evaluations") == 0) {
+                        evaluations = true;
+                        continue;
                 }
                 if (i + 1 >= argc) {
                         fprintf(stderr, "accelctl events: unexpected argument '%s'\n%s", a, events_usage);
@@ -421,6 +494,11 @@ int accelctl_events(int argc, char **argv, const accelctl_opts_t *global) {
         }
         if (accelctl_connect(&o, &c) < 0)
                 return 1;
+        if (evaluations) {
+                r = evaluations_list(c, &o, f.model_sha256, f.limit);
+                (void) accel_disconnect(c);
+                return r;
+        }
         r = accel_bench_events(c, &f, &v, &n);
         if (r < 0) {
                 fprintf(stderr, "accelctl events: %s\n", accel_last_error());

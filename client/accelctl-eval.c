@@ -256,6 +256,122 @@ static int print_json(json_object *o) {
         return accelctl_json_print(o) < 0;
 }
 
+static void json_object_putp(json_object **o) {
+        json_object_put(*o);
+}
+
+/* ---- results recorded by acceld (not with --local) ---- */
+
+static accel_interp_t *daemon_interp(eval_runner_t *r) {
+        return r && r->ops == &daemon_ops ? ((daemon_runner_t *) r)->it : NULL;
+}
+
+/* Record a client-computed stage through the Evaluate request, so that
+ * acceld stores it (accelctl events --evaluations) and selection can use
+ * it. A failure to record is a warning: the result stands. */
+static void record_result(const eval_args_t *a, eval_runner_t *r, accel_eval_stage_t stage, json_object *metrics,
+                          double figure, size_t samples) {
+        accel_interp_t *it = daemon_interp(r);
+        accel_evaluation_t *e = NULL;
+        const char *text;
+
+        if (a->local || !it || !metrics)
+                return;
+        text = json_object_to_json_string_ext(metrics, JSON_C_TO_STRING_PLAIN);
+        if (accel_interp_evaluation_record(it, stage, text, true, figure, (uint32_t) samples, &e) < 0) {
+                fprintf(stderr, "accelctl eval %s: the result was not recorded: %s\n", a->cmd, accel_last_error());
+                return;
+        }
+        if (!a->json)
+                printf("\nrecorded by acceld as evaluation %lld (settings %s)\n", (long long) e->id, e->settings_key);
+        accel_evaluation_free(e);
+}
+
+static json_object *json_path(json_object *o, const char *a, const char *b) {
+        json_object *x = NULL, *y = NULL;
+
+        if (!json_object_object_get_ex(o, a, &x))
+                return NULL;
+        if (!b)
+                return x;
+        return json_object_object_get_ex(x, b, &y) ? y : NULL;
+}
+
+/* The seed's LatencyMetrics from proto3 JSON (int64 as decimal strings). */
+static void latency_from_json(json_object *o, eval_latency_metrics_t *ret) {
+        *ret = (eval_latency_metrics_t) {
+                .last_us = json_object_get_int64(json_path(o, "lastUs", NULL)),
+                .max_us = json_object_get_int64(json_path(o, "maxUs", NULL)),
+                .min_us = json_object_get_int64(json_path(o, "minUs", NULL)),
+                .sum_us = json_object_get_int64(json_path(o, "sumUs", NULL)),
+                .avg_us = json_object_get_double(json_path(o, "avgUs", NULL)),
+                .std_deviation_us = json_object_get_int64(json_path(o, "stdDeviationUs", NULL)),
+        };
+}
+
+/* The diff through acceld: acceld runs both paths on its worker (the
+ * instance these settings get, against its reference kernels) and stores
+ * the result; the client only prints it. */
+static int eval_diff_daemon(const eval_args_t *a, const char *settings) {
+        _cleanup_(runner_freep) eval_runner_t *test = NULL;
+        accel_evaluation_t *e = NULL;
+        json_object *root, *ipm;
+        int r;
+
+        if (runner_open(a, settings, &test) < 0)
+                return 1;
+        r = accel_interp_evaluate_diff(daemon_interp(test), (uint32_t) a->runs, a->seed, &e);
+        if (r < 0) {
+                fprintf(stderr, "accelctl eval diff: %s\n", accel_last_error());
+                return 1;
+        }
+        root = json_tokener_parse(e->metrics_json);
+        ipm = json_path(root, "inferenceProfilerMetrics", NULL);
+        if (!ipm) {
+                fprintf(stderr, "accelctl eval diff: acceld sent metrics without inferenceProfilerMetrics\n");
+                json_object_put(root);
+                accel_evaluation_free(e);
+                return 1;
+        }
+        if (a->json) {
+                r = print_json(json_object_get(root));
+                json_object_put(root);
+                accel_evaluation_free(e);
+                return r;
+        }
+        eval_latency_metrics_t ref_lat, test_lat;
+        latency_from_json(json_path(ipm, "referenceLatency", NULL), &ref_lat);
+        latency_from_json(json_path(ipm, "testLatency", NULL), &test_lat);
+        printf("model      %s\nreference  acceld, reference kernels\ntest       %s (%s)\n"
+               "runs       %lld, random inputs from seed %llu, computed by acceld\n\n",
+               a->model, test->description, settings, (long long) e->samples, a->seed);
+        latency_table_print((const char *const[]) { "reference", "test" },
+                            (const eval_latency_metrics_t *const[]) { &ref_lat, &test_lat }, 2);
+        printf("\n");
+        accelctl_table_t t;
+        json_object *errs = json_path(ipm, "outputErrors", NULL);
+        accelctl_table_init(&t, 6, (const char *const[]) { "output", "name", "avg |diff|", "min", "max", "std" });
+        for (size_t i = 0; errs && i < json_object_array_length(errs); i++) {
+                json_object *x = json_object_array_get_idx(errs, i);
+                eval_tensor_t o = { .name = "" };
+                char idx[24], avg[32], min[32], max[32], std[32];
+
+                (void) eval_runner_output(test, (int32_t) i, &o);
+                snprintf(idx, sizeof(idx), "%zu", i);
+                snprintf(avg, sizeof(avg), "%.6g", json_object_get_double(json_path(x, "avgValue", NULL)));
+                snprintf(min, sizeof(min), "%.6g", json_object_get_double(json_path(x, "minValue", NULL)));
+                snprintf(max, sizeof(max), "%.6g", json_object_get_double(json_path(x, "maxValue", NULL)));
+                snprintf(std, sizeof(std), "%.6g", json_object_get_double(json_path(x, "stdDeviation", NULL)));
+                (void) accelctl_table_add(&t, (const char *const[]) { idx, o.name, avg, min, max, std });
+        }
+        accelctl_table_print(&t, stdout);
+        accelctl_table_done(&t);
+        printf("\nrecorded by acceld as evaluation %lld (settings %s)\n", (long long) e->id, e->settings_key);
+        json_object_put(root);
+        accel_evaluation_free(e);
+        return 0;
+}
+
 /* ---- diff ---- */
 
 static int eval_diff(const eval_args_t *a) {
@@ -273,6 +389,8 @@ static int eval_diff(const eval_args_t *a) {
         }
         if (text_or_file("--settings", a->settings, &settings, &settings_owned) < 0)
                 return 1;
+        if (!a->local)
+                return eval_diff_daemon(a, settings);
         if (runner_open(a, "{\"delegate\":\"NONE\"}", &ref) < 0 || runner_open(a, settings, &test) < 0)
                 return 1;
         r = eval_profiler_run(ref, test, (int32_t) a->runs, a->seed, progress_runs, NULL, &m, err, sizeof(err));
@@ -387,9 +505,11 @@ static int eval_topk(const eval_args_t *a) {
                 accelctl_table_done(&view.table);
                 return 1;
         }
+        _cleanup_(json_object_putp) json_object *metrics = eval_json_classify(&m);
         if (a->json) {
                 accelctl_table_done(&view.table);
-                return print_json(eval_json_classify(&m));
+                record_result(a, r, ACCEL_EVAL_STAGE_TOPK, metrics, m.k > 0 ? m.topk_accuracies[0] : 0, images.n);
+                return print_json(json_object_get(metrics));
         }
         printf("model   %s (%s)\nlabels  %s (%zu)\nimages  %zu in %s\n\n", a->model, r->description,
                a->labels ? a->labels : label_file, labels.n, images.n, a->images);
@@ -411,6 +531,7 @@ static int eval_topk(const eval_args_t *a) {
                             (const eval_latency_metrics_t *const[]) { &m.pre_processing_latency,
                                                                       &m.inference_latency, &m.total_latency },
                             3);
+        record_result(a, r, ACCEL_EVAL_STAGE_TOPK, metrics, m.k > 0 ? m.topk_accuracies[0] : 0, images.n);
         return 0;
 }
 
@@ -549,9 +670,12 @@ static int eval_detection(const eval_args_t *a) {
                 accelctl_table_done(&view.table);
                 return 1;
         }
+        _cleanup_(json_object_putp) json_object *metrics = eval_json_detect(&m);
+        double map_value = m.average_precision.overall_mean_average_precision;
         if (a->json) {
                 accelctl_table_done(&view.table);
-                return print_json(eval_json_detect(&m));
+                record_result(a, r, ACCEL_EVAL_STAGE_DETECTION, metrics, map_value, images.n);
+                return print_json(json_object_get(metrics));
         }
         printf("model   %s (%s)\nimages  %zu in %s, ground truth %s\n\n", a->model, r->description, images.n,
                a->images, a->ground_truth);
@@ -576,6 +700,7 @@ static int eval_detection(const eval_args_t *a) {
                             (const eval_latency_metrics_t *const[]) { &m.pre_processing_latency,
                                                                       &m.inference_latency, &m.total_latency },
                             3);
+        record_result(a, r, ACCEL_EVAL_STAGE_DETECTION, metrics, map_value, images.n);
         return 0;
 }
 

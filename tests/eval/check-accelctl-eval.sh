@@ -138,6 +138,24 @@ until "$accelctl" --socket "$sock" status >/dev/null 2>&1; do
 done
 run_all daemon "$sock"
 out=$("$accelctl" --socket "$sock" eval diff "$v1" --settings '{"delegate":"XNNPACK"}' --runs 2)
-case "$out" in *"reference  acceld, reference 31 nodes"*"test       acceld, xnnpack 31 nodes"*) ;;
-*) echo "diff through acceld does not name its drivers: $out" >&2; exit 1 ;; esac
+case "$out" in *"reference  acceld, reference kernels"*"test       acceld, xnnpack 31 nodes"*"recorded by acceld as evaluation"*) ;;
+*) echo "diff through acceld does not name its drivers or its record: $out" >&2; exit 1 ;; esac
+# Every stage run through acceld was stored: topk twice, detection, diff twice.
+"$accelctl" --socket "$sock" events --evaluations --json | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+stages = [e["stage"] for e in v]
+assert stages == ["topk", "detection", "inference_diff", "topk", "inference_diff"], stages
+topk = v[0]
+assert topk["source"] == "client" and abs(topk["accuracy"] - 1/3) < 1e-6 and topk["samples"] == 3, topk
+assert topk["metrics"]["imageClassificationMetrics"]["inferenceMetrics"] == {"numInferences": 3}, topk
+det = v[1]
+assert det["source"] == "client" and det["accuracy"] > 0.5, det
+diff = v[2]
+assert diff["source"] == "acceld" and diff["samples"] == 3 and "XNNPACK" in diff["settings_key"], diff
+assert diff["metrics"]["inferenceProfilerMetrics"]["outputErrors"][0]["maxValue"] < 1e-3, diff
+assert len({e["id"] for e in v}) == 5
+'
+out=$("$accelctl" --socket "$sock" events --evaluations)
+case "$out" in *"inference_diff  acceld"*) ;; *) echo "no diff row in: $out" >&2; exit 1 ;; esac
 echo ok
