@@ -53,6 +53,7 @@ typedef struct daemon_bench {
         pthread_mutex_t mu;
         bench_call_t *done_head, *done_tail;
         char versions[1024];
+        double max_accuracy_drop;       /* config: selection's accuracy limit */
 } daemon_bench_t;
 
 static daemon_bench_t bench = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -282,6 +283,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
         int r;
 
         bench.loop = loop;
+        bench.max_accuracy_drop = config->max_accuracy_drop;
         if (!plugin_dir || !plugin_dir[0])
                 plugin_dir = ACCELD_PLUGIN_DIR;
         if (access(plugin_dir, R_OK) == 0) {
@@ -325,6 +327,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
                 bench.runner = NULL;
                 return log_warning_errno(r, "benchmarks unavailable: cannot start the runner");
         }
+        (void) bench_runner_set_max_accuracy_drop(bench.runner, config->max_accuracy_drop);
         if (config->weights_cache_bytes > 0 && config->state_dir) {
                 char wdir[4096];
 
@@ -823,7 +826,8 @@ static int best_job(store_db_t *db, void *userdata) {
         if (r != -ENOENT)
                 return r;
         /* Not decided yet (or invalidated): decide from the log now. */
-        return bench_select(db, call->sha256, call->preference, bench.versions, &call->decision);
+        return bench_select_with(db, call->sha256, call->preference, bench.versions, bench.max_accuracy_drop,
+                                 &call->decision);
 }
 
 static int best_done(bench_call_t *call) {

@@ -62,6 +62,7 @@ struct bench_runner {
         char *worker_exe;
         char *plugin_dir;
         char *weights_dir;              /* NULL: workers fold without the cache */
+        double max_accuracy_drop;       /* selection after each run */
         bench_run_done_fn done_fn;
         void *userdata;
         pthread_t thread;
@@ -610,6 +611,7 @@ static int find_job(store_db_t *db, void *userdata) {
 typedef struct select_args {
         const char *sha256;
         const char *driver_versions;
+        double max_accuracy_drop;
         int best_ok;                    /* LOW_LATENCY decided */
         char best_key[1024];
 } select_args_t;
@@ -620,7 +622,7 @@ static int select_job(store_db_t *db, void *userdata) {
         a->best_ok = 0;
         for (int p = 0; p <= 3; p++) {
                 store_decision_t d = {};
-                int r = bench_select(db, a->sha256, p, a->driver_versions, &d);
+                int r = bench_select_with(db, a->sha256, p, a->driver_versions, a->max_accuracy_drop, &d);
 
                 if (r == 0 && p == TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY) {
                         a->best_ok = 1;
@@ -916,7 +918,8 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
 
         bench_driver_versions(versions, sizeof(versions));
         {
-                select_args_t a = { .sha256 = run->sha256, .driver_versions = versions };
+                select_args_t a = { .sha256 = run->sha256, .driver_versions = versions,
+                                    .max_accuracy_drop = rn->max_accuracy_drop };
 
                 r = bench_store_call(rn->store, select_job, &a);
                 if (r == 0 && a.best_ok) {
@@ -1004,6 +1007,13 @@ int bench_runner_set_weights_dir(bench_runner_t *rn, const char *dir) {
         return 0;
 }
 
+int bench_runner_set_max_accuracy_drop(bench_runner_t *rn, double max_drop) {
+        if (!rn || !(max_drop >= 0 && max_drop <= 1))
+                return -EINVAL;
+        rn->max_accuracy_drop = max_drop;
+        return 0;
+}
+
 int bench_runner_start(store_thread_t *store, const char *worker_exe, const char *plugin_dir,
                        bench_run_done_fn done_fn, void *userdata, bench_runner_t **ret) {
         bench_runner_t *rn;
@@ -1018,6 +1028,7 @@ int bench_runner_start(store_thread_t *store, const char *worker_exe, const char
         rn->done_fn = done_fn;
         rn->userdata = userdata;
         rn->next_id = 1;
+        rn->max_accuracy_drop = BENCH_DEFAULT_MAX_ACCURACY_DROP;
         rn->worker_exe = strdup(worker_exe);
         rn->plugin_dir = plugin_dir ? strdup(plugin_dir) : NULL;
         if (!rn->worker_exe || (plugin_dir && !rn->plugin_dir)) {

@@ -109,6 +109,11 @@ bench_runner_t *bench_runner_stop(bench_runner_t *r);
  * without it). Call before the first submit. 0, -EINVAL or -ENOMEM. */
 int bench_runner_set_weights_dir(bench_runner_t *r, const char *dir);
 
+/* Selection after each run skips settings whose recorded accuracy dropped
+ * by more than this (bench_select_with()); call before the first submit.
+ * 0 or -EINVAL (outside [0, 1]). */
+int bench_runner_set_max_accuracy_drop(bench_runner_t *r, double max_drop);
+
 /* Queue a run; takes ownership of *req (zeroed on return, also on error).
  * Returns the run id (> 0) or -EAGAIN (too many runs queued), -ENOMEM. Any
  * thread. */

@@ -9,6 +9,7 @@
 #include "bench-select.h"
 #include "bench-settings.h"
 #include "cleanup.h"
+#include "models.h"
 
 typedef struct eligible {
         const store_event_t *e;         /* latest END/ERROR of its key */
@@ -36,8 +37,57 @@ static const char *pref_name(int p) {
         }
 }
 
+/* The latest recorded figure of `stage` for `key`, or for any reference-
+ * kernel key when `key` is NULL. */
+static bool latest_figure(const store_evaluation_t *v, size_t n, const char *stage, const char *key, double *ret) {
+        for (size_t i = n; i-- > 0;) {
+                if (!v[i].has_accuracy || strcmp(v[i].stage, stage) != 0)
+                        continue;
+                if (key ? strcmp(v[i].settings_key, key) != 0 : strncmp(v[i].settings_key, "delegate=NONE;", 14) != 0)
+                        continue;
+                *ret = v[i].accuracy;
+                return true;
+        }
+        return false;
+}
+
+/* Whether the setting lost more than max_drop of accuracy against the
+ * reference kernels; `why` says how when it did. */
+static bool accuracy_dropped(const store_evaluation_t *v, size_t n, const rt_settings_t *s, double max_drop,
+                             char *why, size_t why_size) {
+        static const struct {
+                const char *stage, *figure;
+        } stages[] = { { STORE_STAGE_TOPK, "top-1 accuracy" }, { STORE_STAGE_DETECTION, "mAP" } };
+        char key[1024];
+
+        daemon_settings_key(s, key, sizeof(key));
+        for (size_t i = 0; i < ELEMENTSOF(stages); i++) {
+                double mine, ref;
+
+                if (!latest_figure(v, n, stages[i].stage, key, &mine) ||
+                    !latest_figure(v, n, stages[i].stage, NULL, &ref))
+                        continue;
+                if (ref - mine > max_drop) {
+                        (void) snprintf(why, why_size, "%s %.4f against %.4f on the reference kernels",
+                                        stages[i].figure, mine, ref);
+                        return true;
+                }
+        }
+        return false;
+}
+
 int bench_select(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
                  store_decision_t *ret) {
+        return bench_select_with(db, model_sha256, preference, driver_versions, BENCH_DEFAULT_MAX_ACCURACY_DROP,
+                                 ret);
+}
+
+int bench_select_with(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
+                      double max_accuracy_drop, store_decision_t *ret) {
+        store_evaluation_filter_t ef = { .model_sha256 = model_sha256 };
+        store_evaluation_t *evals = NULL;
+        size_t n_evals = 0, n_inaccurate = 0;
+        char inaccurate[512] = "";
         store_event_filter_t f = { .model_sha256 = model_sha256 };
         store_event_t *v = NULL;
         size_t n = 0, n_el = 0, n_ok = 0;
@@ -52,6 +102,11 @@ int bench_select(store_db_t *db, const char *model_sha256, int preference, const
         r = store_event_list(db, &f, &v, &n);
         if (r < 0)
                 return r;
+        r = store_evaluation_list(db, &ef, &evals, &n_evals);
+        if (r < 0) {
+                store_event_list_free(v, n);
+                return r;
+        }
         el = calloc(n + 1, sizeof(*el));
         decoded = calloc(n + 1, sizeof(*decoded));
         if (!el || !decoded) {
@@ -98,6 +153,21 @@ int bench_select(store_db_t *db, const char *model_sha256, int preference, const
                 el[k].threads = bench_settings_threads(&s);
                 el[k].cpu = s.delegate == RT_DELEGATE_NONE;
                 bench_settings_label(&s, el[k].label, sizeof(el[k].label));
+                {
+                        char why[160];
+
+                        if (accuracy_dropped(evals, n_evals, &s, max_accuracy_drop, why, sizeof(why))) {
+                                size_t len = strlen(inaccurate);
+
+                                if (len < sizeof(inaccurate))
+                                        (void) snprintf(inaccurate + len, sizeof(inaccurate) - len, "%s%s (%s)",
+                                                        n_inaccurate ? ", " : "", el[k].label, why);
+                                n_inaccurate++;
+                                el[k].ok = false;
+                                rt_settings_done(&s);
+                                continue;
+                        }
+                }
                 rt_settings_done(&s);
                 n_ok++;
                 if (fastest < 0 || el[k].median_us < el[fastest].median_us)
@@ -157,6 +227,14 @@ int bench_select(store_db_t *db, const char *model_sha256, int preference, const
                 }
                 break;
         }
+        if (best >= 0 && n_inaccurate > 0) {
+                size_t len = strlen(reason);
+
+                if (len < sizeof(reason))
+                        (void) snprintf(reason + len, sizeof(reason) - len,
+                                        "; left out for an accuracy drop over %g: %s", max_accuracy_drop,
+                                        inaccurate);
+        }
         if (best < 0) {
                 (void) store_decision_delete(db, model_sha256, preference);
                 r = -ENOENT;
@@ -199,5 +277,6 @@ out:
         free(decoded);
         free(el);
         store_event_list_free(v, n);
+        store_evaluation_list_free(evals, n_evals);
         return r;
 }

@@ -8,6 +8,12 @@
  *                     lowest median (ties: the lower median);
  *   FORCE_CPU         the CPU path: the best reference-kernel setting
  *                     (delegate NONE).
+ * Accuracy (issue 11): when the model has a recorded top-1 accuracy (stage
+ * "topk") or mAP ("detection") both for the setting (its daemon instance
+ * key) and for the reference kernels (any key "delegate=NONE;..."), the
+ * latest of each, a setting whose figure is lower by more than
+ * max_accuracy_drop (an absolute fraction: 0.01 = one point) is not
+ * eligible. Settings without both figures are judged as before.
  * Runs on the storage thread (or any thread owning db).
  */
 #pragma once
@@ -23,3 +29,11 @@
  */
 int bench_select(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
                  store_decision_t *ret);
+
+/* The default of the max_accuracy_drop setting. */
+#define BENCH_DEFAULT_MAX_ACCURACY_DROP 0.01
+
+/* bench_select() with the accuracy limit given (bench_select() uses
+ * BENCH_DEFAULT_MAX_ACCURACY_DROP). */
+int bench_select_with(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
+                      double max_accuracy_drop, store_decision_t *ret);

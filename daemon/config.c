@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ typedef enum config_type {
         CONFIG_TYPE_STRING,
         CONFIG_TYPE_UINT,
         CONFIG_TYPE_ENUM,       /* stored as int: the index into names[] */
+        CONFIG_TYPE_FRACTION,   /* stored as double in [0, 1]; def is in millionths */
 } config_type_t;
 
 typedef struct config_entry {
@@ -62,6 +64,8 @@ static const char *const isolate_names[] = {
         { n, CONFIG_TYPE_UINT, offsetof(daemon_config_t, field), lo, hi, d, NULL, false, desc }
 #define MODE(n, field, d, desc) \
         { n, CONFIG_TYPE_UINT, offsetof(daemon_config_t, field), 0, 0777, d, NULL, true, desc }
+#define FRACTION(n, field, d_millionths, desc) \
+        { n, CONFIG_TYPE_FRACTION, offsetof(daemon_config_t, field), 0, 1, d_millionths, NULL, false, desc }
 #define ENUM(n, field, nm, d, desc) \
         { n, CONFIG_TYPE_ENUM, offsetof(daemon_config_t, field), 0, 0, d, nm, false, desc }
 
@@ -129,6 +133,9 @@ static const config_entry_t config_table[] = {
         UINT("max_execution_ms", max_execution_ms, 1, 3600000, 10000,
              "Longest one call into a driver host (prepare, execute) may take; past it the host is killed "
              "and the request fails with DEAD_OBJECT."),
+        FRACTION("max_accuracy_drop", max_accuracy_drop, 10000,
+                 "Selection skips a setting whose recorded top-1 accuracy or mAP is below the reference "
+                 "kernels' by more than this fraction; 1 = ignore accuracy."),
 };
 
 static void *entry_ptr(daemon_config_t *c, const config_entry_t *e) {
@@ -235,6 +242,9 @@ void daemon_config_init(daemon_config_t *c) {
                 case CONFIG_TYPE_ENUM:
                         *(int *) entry_ptr(c, e) = (int) e->def;
                         break;
+                case CONFIG_TYPE_FRACTION:
+                        *(double *) entry_ptr(c, e) = (double) e->def / 1e6;
+                        break;
                 }
         }
 }
@@ -294,6 +304,21 @@ int daemon_config_set(daemon_config_t *c, const char *name, const char *value) {
                         return r;
                 *(int *) entry_ptr(c, e) = r;
                 return 0;
+        case CONFIG_TYPE_FRACTION: {
+                char *end;
+                double d;
+
+                errno = 0;
+                d = strtod(value, &end);
+                while (isspace((unsigned char) *end))
+                        end++;
+                if (errno != 0 || end == value || *end != '\0' || isnan(d))
+                        return -EINVAL;
+                if (d < (double) e->min || d > (double) e->max)
+                        return -ERANGE;
+                *(double *) entry_ptr(c, e) = d;
+                return 0;
+        }
         }
         return -EINVAL;
 }
@@ -585,6 +610,9 @@ static void entry_format(const daemon_config_t *c, const config_entry_t *e, char
         case CONFIG_TYPE_ENUM:
                 (void) snprintf(buf, len, "%s", e->names[*(const int *) entry_cptr(c, e)]);
                 break;
+        case CONFIG_TYPE_FRACTION:
+                (void) snprintf(buf, len, "%g", *(const double *) entry_cptr(c, e));
+                break;
         }
 }
 
@@ -625,7 +653,7 @@ void daemon_config_dump(const daemon_config_t *c, FILE *f) {
 
                 entry_format(c, e, v, sizeof(v));
                 fprintf(f, "\n# %s\n", e->description);
-                if (e->type == CONFIG_TYPE_UINT && !e->octal)
+                if ((e->type == CONFIG_TYPE_UINT && !e->octal) || e->type == CONFIG_TYPE_FRACTION)
                         fprintf(f, "# Range: %llu..%llu\n", (unsigned long long) e->min,
                                 (unsigned long long) e->max);
                 if (v[0] == '\0')

@@ -63,6 +63,9 @@ typedef struct daemon_config {
         uint64_t weights_cache_bytes;   /* quota of <state_dir>/weights; 0 = no cache */
         uint64_t batch_max_size;        /* dynamic batching: executions per invoke; 1 = off */
         uint64_t batch_max_delay_us;    /* how long a batch waits to fill */
+        /* Selection (issue 11): largest accepted drop of a setting's recorded
+         * accuracy against the reference kernels' (fraction, 0..1). */
+        double max_accuracy_drop;
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

@@ -14,6 +14,7 @@
 #include "bench-metrics.h"
 #include "bench-select.h"
 #include "bench-settings.h"
+#include "models.h"
 #include "storage.h"
 
 /* ---- metrics ---- */
@@ -318,6 +319,107 @@ START_TEST(test_select_decision_stored_and_invalidated) {
         ck_assert_int_eq(store_decision_invalidate(db, "x=2"), 1);
         ck_assert_int_eq(store_decision_get(db, sha, 1, &d), -ENOENT);
 }
+
+/* The daemon instance key of JSON settings, through the TFLiteSettings of
+ * an event as bench_select() sees them. */
+static void instance_key(const char *json, char *buf, size_t size) {
+        rt_settings_t s, back;
+        char err[256];
+        uint8_t *sb = NULL;
+        size_t sn = 0;
+
+        ck_assert_int_eq(rt_settings_parse_json(json, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(bench_settings_pack(&s, &sb, &sn), 0);
+        ck_assert_int_eq(bench_settings_from_bytes(sb, sn, &back), 0);
+        daemon_settings_key(&back, buf, size);
+        free(sb);
+        rt_settings_done(&back);
+        rt_settings_done(&s);
+}
+
+/* A client-recorded top-1 accuracy (or mAP) for json settings. */
+static void record_accuracy(const char *json, const char *stage, double accuracy) {
+        char key[1024];
+        store_evaluation_t e = {
+                .settings_key = key,
+                .stage = (char *) stage,
+                .source = (char *) "client",
+                .has_accuracy = true,
+                .accuracy = accuracy,
+                .samples = 100,
+                .metrics_json = (char *) "{}",
+                .has_uid = true,
+                .uid = 1000,
+        };
+
+        instance_key(json, key, sizeof(key));
+        memcpy(e.model_sha256, sha, STORE_SHA256_HEX_SIZE);
+        ck_assert_int_eq(store_evaluation_insert(db, &e, NULL), 0);
+}
+
+#define XNN1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
+#define XNN2 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}"
+
+START_TEST(test_select_accuracy_drop_excludes) {
+        store_decision_t d = {};
+        char *j;
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 1000, 1000, 1000);
+        record(XNN1, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 200, 200, 200);
+        record(XNN2, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 100, 100, 100);
+        /* The fastest lost 5 points of top-1 against the reference kernels;
+         * the 1-thread one is within the default 0.01. */
+        record_accuracy("{}", STORE_STAGE_TOPK, 0.80);
+        record_accuracy(XNN2, STORE_STAGE_TOPK, 0.75);
+        record_accuracy(XNN1, STORE_STAGE_TOPK, 0.795);
+
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, XNN1);
+        free(j);
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", &d), 0);
+        ck_assert_ptr_nonnull(strstr(d.reason, "accuracy drop"));
+        ck_assert_ptr_nonnull(strstr(d.reason, "top-1 accuracy 0.7500 against 0.8000"));
+        store_decision_done(&d);
+
+        /* A looser limit lets the fastest back in. */
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", 0.1,
+                                           &d), 0);
+        ck_assert_ptr_null(strstr(d.reason, "accuracy drop"));
+        store_decision_done(&d);
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, &d), 0);
+        ck_assert_ptr_nonnull(strstr(d.reason, "lowest median"));
+        store_decision_done(&d);
+
+        /* A later, better figure for the same setting counts (latest wins). */
+        record_accuracy(XNN2, STORE_STAGE_TOPK, 0.80);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, XNN2);
+        free(j);
+}
+END_TEST
+
+START_TEST(test_select_accuracy_detection_and_missing_reference) {
+        char *j;
+
+        record(XNN2, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 100, 100, 100);
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 900, 900, 900);
+        /* No reference figure yet: accuracy cannot judge. */
+        record_accuracy(XNN2, STORE_STAGE_DETECTION, 0.20);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, XNN2);
+        free(j);
+        /* The reference kernels' mAP is much higher: XNNPACK is out. */
+        record_accuracy("{}", STORE_STAGE_DETECTION, 0.40);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, "{}");
+        free(j);
+        /* Only the reference left and it is within its own figure. */
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU);
+        ck_assert_str_eq(j, "{}");
+        free(j);
+}
+END_TEST
+
 END_TEST
 
 static Suite *minibench_suite(void) {
@@ -341,6 +443,8 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_select_low_power_outside_margin);
         tcase_add_test(tc, test_select_nothing_correct);
         tcase_add_test(tc, test_select_decision_stored_and_invalidated);
+        tcase_add_test(tc, test_select_accuracy_drop_excludes);
+        tcase_add_test(tc, test_select_accuracy_detection_and_missing_reference);
         suite_add_tcase(s, tc);
         return s;
 }
