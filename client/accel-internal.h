@@ -65,3 +65,5 @@ void accel__weights_cache_status_copy(struct accel_weights_cache_status *out, co
  * (evaluate.c sends requests about it). */
 accel_client_t *accel__interp_client(const accel_interp_t *it);
 uint64_t accel__interp_handle(const accel_interp_t *it);
+/* An accel_interp_invoke_start() not yet waited for. */
+bool accel__interp_busy(const accel_interp_t *it);

@@ -62,6 +62,9 @@ static int evaluate(accel_interp_t *it, Acceld__EvaluateRequest *body, accel_eva
 
         if (!c)
                 return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_evaluate: invalid interpreter");
+        if (accel__interp_busy(it))
+                return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke started with accel_interp_invoke_start() "
+                                                               "has not been waited for");
         body->has_handle = 1;
         body->handle = accel__interp_handle(it);
         req.body_case = ACCELD__REQUEST__BODY_EVALUATE;

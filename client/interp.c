@@ -1118,3 +1118,7 @@ accel_client_t *accel__interp_client(const accel_interp_t *it) {
 uint64_t accel__interp_handle(const accel_interp_t *it) {
         return it ? it->handle : 0;
 }
+
+bool accel__interp_busy(const accel_interp_t *it) {
+        return it && it->pending_id;
+}

@@ -654,7 +654,8 @@ typedef struct accel_evaluation {
 
 /* acceld's inference diff: `runs` (0: 50) random inputs from `seed` through
  * the interpreter's instance and the reference kernels. Blocks until done.
- * *ret: free with accel_evaluation_free(). 0 or -errno. */
+ * *ret: free with accel_evaluation_free(). 0 or -errno (-EBUSY while an
+ * accel_interp_invoke_start() is not waited for). */
 ACCEL_EXPORT int accel_interp_evaluate_diff(accel_interp_t *it, uint32_t runs, uint64_t seed,
                                             accel_evaluation_t **ret);
 /* Record a top-K or detection result the client computed through `it`:
