@@ -41,7 +41,9 @@ static const char eval_usage[] =
         "  --preprocessing ImagePreprocessingParams as JSON (proto field names); default:\n"
         "                  centre crop 0.875 (topk only), bilinear resize to the input,\n"
         "                  normalisation for the input's type and quantization\n"
-        "  --json          the seed's ProcessMetrics as proto3 JSON\n";
+        "  --json          the seed's ProcessMetrics as proto3 JSON\n"
+        "Through acceld, diff runs in the daemon and every result is stored there\n"
+        "(accelctl events --evaluations lists them; selection uses top-1 and mAP).\n";
 
 typedef struct eval_args {
         const char *cmd, *model, *settings, *images, *ground_truth, *labels, *preprocessing, *iou;
