@@ -85,7 +85,7 @@ static void *worker_main(void *arg) {
 
         pthread_mutex_lock(&s->mu);
         for (;;) {
-                daemon_job_t *j, **p;
+                daemon_job_t *j, **p = NULL;
 
                 /* The first job in order whose resource has room. */
                 for (;;) {

@@ -114,7 +114,8 @@ START_TEST(test_models_malformed_rejected) {
         for (size_t i = 0; i < n; i++) {
                 const char *file = jstr(json_object_array_get_idx(list, i), "file");
                 char path[PATH_MAX];
-                (void) snprintf(path, sizeof(path), "%s/models/%s", shared_dir, file);
+                ck_assert_ptr_nonnull(file);
+                (void) snprintf(path, sizeof(path), "%s/models/%s", shared_dir ? shared_dir : ".", file);
                 rt_model_t *m = NULL;
                 char err[256] = "unset";
                 int r = rt_model_load_file(path, &m, err, sizeof(err));
