@@ -570,6 +570,7 @@ typedef struct insert_args {
         size_t size;
         bool has_uid;           /* the event belongs to the uid that asked for the run */
         uint32_t uid;
+        const char *message;    /* an ERROR's reason, or NULL */
 } insert_args_t;
 
 static int insert_job(store_db_t *db, void *userdata) {
@@ -577,6 +578,8 @@ static int insert_job(store_db_t *db, void *userdata) {
         int64_t id = 0;
         int r = store_event_insert(db, a->sha256, a->key, a->driver_version, a->blob, a->size, &id);
 
+        if (r >= 0 && a->message && a->message[0])
+                r = store_event_set_message(db, id, a->message);
         return r < 0 || !a->has_uid ? r : store_event_set_uid(db, id, a->uid);
 }
 
@@ -637,7 +640,8 @@ static int select_job(store_db_t *db, void *userdata) {
 
 static int event_record(bench_runner_t *rn, const bench_run_t *run, const bench_candidate_t *c, const uint8_t *blob,
                         size_t size) {
-        insert_args_t a = { run->sha256, c->key, c->driver_version, blob, size, run->req.has_uid, run->req.uid };
+        insert_args_t a = { run->sha256, c->key, c->driver_version, blob, size, run->req.has_uid, run->req.uid,
+                            c->error };
 
         return bench_store_call(rn->store, insert_job, &a);
 }

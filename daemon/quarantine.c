@@ -28,6 +28,7 @@ typedef struct q_args {
         const char *sha256, *key, *driver_version;
         const uint8_t *blob;
         size_t size;
+        const char *message;    /* the failure in words, or NULL */
 } q_args_t;
 
 static int count_job(store_db_t *db, void *userdata) {
@@ -37,7 +38,9 @@ static int count_job(store_db_t *db, void *userdata) {
 
 static int insert_job(store_db_t *db, void *userdata) {
         q_args_t *a = userdata;
-        return store_event_insert(db, a->sha256, a->key, a->driver_version, a->blob, a->size, NULL);
+        int64_t id = 0;
+        int r = store_event_insert(db, a->sha256, a->key, a->driver_version, a->blob, a->size, &id);
+        return r < 0 || !a->message ? r : store_event_set_message(db, id, a->message);
 }
 
 static int64_t clock_us(clockid_t id) {
@@ -117,7 +120,15 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
         if (blob) {
                 (void) tflite__proto__benchmark_event__pack(&ev, blob);
                 (void) snprintf(dv, sizeof(dv), "%s=%s", d->name, d->version ? d->version : "");
-                q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv, .blob = blob, .size = size };
+                char msg[256];
+                if (sig > 0)
+                        (void) snprintf(msg, sizeof(msg), "driver %s died with signal %d (%s) during %s in serving",
+                                        d->name, sig, strsignal(sig), during_prepare ? "prepare" : "execute");
+                else
+                        (void) snprintf(msg, sizeof(msg), "driver %s failed (exit %d) during %s in serving", d->name,
+                                        code, during_prepare ? "prepare" : "execute");
+                q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv, .blob = blob, .size = size,
+                               .message = msg };
                 r = daemon_store_call(insert_job, &a);
                 if (r < 0 && r != -ENODEV)
                         log_warning("cannot record the failure of driver %s on model %s: %s", d->name, sha256,

@@ -126,6 +126,89 @@ static int backfill_median(store_db_t *db) {
         return store__errno(rc);
 }
 
+/* v5: readable columns next to the blobs, and views for operators
+ * (docs/storage.md, "Views"). Enum names are the seed schema's. */
+static const char schema_v5[] =
+        "ALTER TABLE benchmark_events ADD COLUMN settings_json TEXT;"
+        "ALTER TABLE benchmark_events ADD COLUMN error_stage INTEGER;"
+        "ALTER TABLE benchmark_events ADD COLUMN error_exit_code INTEGER;"
+        "ALTER TABLE benchmark_events ADD COLUMN error_signal INTEGER;"
+        "ALTER TABLE benchmark_events ADD COLUMN error_message TEXT;"
+        "ALTER TABLE decisions ADD COLUMN settings_json TEXT;"
+        "CREATE VIEW events_readable AS SELECT"
+        "  id, model_sha256,"
+        "  strftime('%Y-%m-%d %H:%M:%f', wallclock_us / 1e6, 'unixepoch') AS time_utc,"
+        "  CASE event_type WHEN 1 THEN 'START' WHEN 2 THEN 'END' WHEN 3 THEN 'ERROR' WHEN 4 THEN 'LOGGED'"
+        "    ELSE 'UNDEFINED_BENCHMARK_EVENT_TYPE' END AS type,"
+        "  CASE ok WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END AS correct,"
+        "  median_inference_us,"
+        "  CASE error_stage WHEN 0 THEN 'UNKNOWN' WHEN 1 THEN 'INITIALIZATION' WHEN 2 THEN 'INFERENCE' END"
+        "    AS error_stage,"
+        "  error_exit_code, error_signal, error_message,"
+        "  settings_json, settings_key, driver_version, uid"
+        "  FROM benchmark_events;"
+        "CREATE VIEW decisions_readable AS SELECT"
+        "  model_sha256,"
+        "  CASE preference WHEN 0 THEN 'ANY' WHEN 1 THEN 'LOW_LATENCY' WHEN 2 THEN 'LOW_POWER'"
+        "    WHEN 3 THEN 'FORCE_CPU' ELSE preference END AS preference,"
+        "  settings_json, reason, driver_versions,"
+        "  strftime('%Y-%m-%d %H:%M:%S', decided_at / 1e6, 'unixepoch') AS decided_utc,"
+        "  settings_key"
+        "  FROM decisions;";
+
+/* Fill v5's columns of older rows from their blobs. */
+static int backfill_readable(store_db_t *db) {
+        _cleanup_stmt_ sqlite3_stmt *sel = NULL, *upd = NULL, *dsel = NULL, *dupd = NULL;
+        int r = store__prepare(db, "SELECT id, blob FROM benchmark_events", &sel);
+        if (r < 0 || (r = store__prepare(db,
+                                         "UPDATE benchmark_events SET settings_json = ?2, error_stage = ?3, "
+                                         "error_exit_code = ?4, error_signal = ?5 WHERE id = ?1",
+                                         &upd)) < 0)
+                return r;
+        int rc;
+        while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+                store_event_columns_t c;
+                r = store_event_columns_decode(sqlite3_column_blob(sel, 1), (size_t) sqlite3_column_bytes(sel, 1), &c);
+                if (r == -EBADMSG)
+                        continue;
+                if (r < 0)
+                        return r;
+                (void) sqlite3_reset(upd);
+                (void) sqlite3_clear_bindings(upd);
+                (void) sqlite3_bind_int64(upd, 1, sqlite3_column_int64(sel, 0));
+                (void) store__bind_text(upd, 2, c.settings_json);
+                if (c.error_stage >= 0)
+                        (void) sqlite3_bind_int(upd, 3, c.error_stage);
+                if (c.error_exit_code >= 0)
+                        (void) sqlite3_bind_int(upd, 4, c.error_exit_code);
+                if (c.error_signal >= 0)
+                        (void) sqlite3_bind_int(upd, 5, c.error_signal);
+                r = store__errno(sqlite3_step(upd));
+                store_event_columns_done(&c);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = store__errno(rc)) < 0)
+                return r;
+        if ((r = store__prepare(db, "SELECT rowid, settings FROM decisions", &dsel)) < 0 ||
+            (r = store__prepare(db, "UPDATE decisions SET settings_json = ?2 WHERE rowid = ?1", &dupd)) < 0)
+                return r;
+        while ((rc = sqlite3_step(dsel)) == SQLITE_ROW) {
+                char *json = NULL;
+                if (store_settings_json(sqlite3_column_blob(dsel, 1), (size_t) sqlite3_column_bytes(dsel, 1),
+                                        &json) < 0)
+                        continue;
+                (void) sqlite3_reset(dupd);
+                (void) sqlite3_bind_int64(dupd, 1, sqlite3_column_int64(dsel, 0));
+                (void) store__bind_text(dupd, 2, json);
+                r = store__errno(sqlite3_step(dupd));
+                free(json);
+                if (r < 0)
+                        return r;
+        }
+        return store__errno(rc);
+}
+
 static const struct migration {
         int version;
         const char *sql;
@@ -135,6 +218,7 @@ static const struct migration {
         { 2, schema_v2, backfill_median },
         { 3, schema_v3, NULL },
         { 4, schema_v4, NULL },
+        { 5, schema_v5, backfill_readable },
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

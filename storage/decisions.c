@@ -23,10 +23,15 @@ int store_decision_put(store_db_t *db, const store_decision_t *d) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db,
                                "INSERT OR REPLACE INTO decisions (model_sha256, preference, settings_key, "
-                               "settings, reason, driver_versions, decided_at) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s);
+                               "settings, reason, driver_versions, decided_at, settings_json) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &s);
         if (r < 0)
                 return r;
+        /* The readable copy for decisions_readable; settings that do not
+         * decode keep it NULL. */
+        _cleanup_free_ char *json = NULL;
+        if (store_settings_json(d->settings, d->settings_size, &json) == -ENOMEM)
+                return -ENOMEM;
         (void) store__bind_text(s, 1, d->model_sha256);
         (void) sqlite3_bind_int(s, 2, d->preference);
         (void) store__bind_text(s, 3, d->settings_key);
@@ -38,6 +43,8 @@ int store_decision_put(store_db_t *db, const store_decision_t *d) {
         (void) store__bind_text(s, 5, d->reason ? d->reason : "");
         (void) store__bind_text(s, 6, d->driver_versions ? d->driver_versions : "");
         (void) sqlite3_bind_int64(s, 7, d->decided_at_us ? d->decided_at_us : store__now_us());
+        if (json)
+                (void) store__bind_text(s, 8, json);
         return store__errno(sqlite3_step(s));
 }
 

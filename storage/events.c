@@ -39,6 +39,7 @@ void store_event_columns_done(store_event_columns_t *c) {
         if (!c)
                 return;
         free(c->settings_key);
+        free(c->settings_json);
         *c = (store_event_columns_t) { 0 };
 }
 
@@ -63,7 +64,17 @@ int store_event_columns_decode(const void *blob, size_t size, store_event_column
                 .wallclock_us = e->wallclock_us,
                 .ok = -1,
                 .median_inference_us = -1,
+                .error_stage = -1,
+                .error_exit_code = -1,
+                .error_signal = -1,
         };
+        if (e->error) {
+                c.error_stage = e->error->has_stage ? (int) e->error->stage : 0;
+                if (e->error->has_exit_code)
+                        c.error_exit_code = e->error->exit_code;
+                if (e->error->has_signal)
+                        c.error_signal = e->error->signal;
+        }
         if (e->result) {
                 if (e->result->has_ok)
                         c.ok = e->result->ok ? 1 : 0;
@@ -77,8 +88,36 @@ int store_event_columns_decode(const void *blob, size_t size, store_event_column
         int r = store_settings_key(e->tflite_settings, &c.settings_key);
         if (r < 0)
                 return r;
+        r = store_message_json(e->tflite_settings ? &e->tflite_settings->base : NULL, &c.settings_json);
+        if (r < 0) {
+                free(c.settings_key);
+                return r;
+        }
+        if (strcmp(c.settings_json, "null") == 0) {
+                free(c.settings_json);
+                c.settings_json = strdup("{}");
+                if (!c.settings_json) {
+                        free(c.settings_key);
+                        return -ENOMEM;
+                }
+        }
         *ret = c;
         return 0;
+}
+
+int store_event_set_message(store_db_t *db, int64_t id, const char *message) {
+        if (!db || !message)
+                return -EINVAL;
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db, "UPDATE benchmark_events SET error_message = ?2 WHERE id = ?1", &s);
+        if (r < 0)
+                return r;
+        (void) sqlite3_bind_int64(s, 1, id);
+        (void) store__bind_text(s, 2, message);
+        r = store__errno(sqlite3_step(s));
+        if (r < 0)
+                return r;
+        return sqlite3_changes(db->db) > 0 ? 0 : -ENOENT;
 }
 
 int store_event_insert(store_db_t *db, const char *model_sha256, const char *settings_key,
@@ -93,8 +132,9 @@ int store_event_insert(store_db_t *db, const char *model_sha256, const char *set
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         r = store__prepare(db,
                            "INSERT INTO benchmark_events (model_sha256, settings_key, driver_version, "
-                           "event_type, boottime_us, wallclock_us, ok, median_inference_us, blob) "
-                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &s);
+                           "event_type, boottime_us, wallclock_us, ok, median_inference_us, blob, settings_json, "
+                           "error_stage, error_exit_code, error_signal) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", &s);
         if (r < 0)
                 return r;
         (void) store__bind_text(s, 1, model_sha256);
@@ -110,6 +150,13 @@ int store_event_insert(store_db_t *db, const char *model_sha256, const char *set
         r = store__errno(sqlite3_bind_blob64(s, 9, blob, size, SQLITE_STATIC));
         if (r < 0)
                 return r;
+        (void) store__bind_text(s, 10, c.settings_json);
+        if (c.error_stage >= 0)
+                (void) sqlite3_bind_int(s, 11, c.error_stage);
+        if (c.error_exit_code >= 0)
+                (void) sqlite3_bind_int(s, 12, c.error_exit_code);
+        if (c.error_signal >= 0)
+                (void) sqlite3_bind_int(s, 13, c.error_signal);
 
         /* Autocommit: when step returns, the row is in the WAL and (with
          * synchronous=FULL) fsynced, so the id is an acknowledgement. */

@@ -28,7 +28,7 @@
 #include "acceleration.pb-c.h"
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* Lowercase hex SHA-256 plus NUL. */
 #define STORE_SHA256_HEX_SIZE 65
@@ -216,10 +216,26 @@ typedef struct store_event_columns {
         int ok;                 /* 1, 0, -1 = absent */
         int64_t median_inference_us; /* -1 = no inference times */
         char *settings_key;     /* owned; "" when the event has no settings */
+        char *settings_json;    /* owned; the settings as JSON, "{}" when none */
+        int error_stage;        /* BenchmarkError's, -1 = no error */
+        int error_exit_code;    /* -1 = none */
+        int error_signal;       /* -1 = none */
 } store_event_columns_t;
 
 /* Free what c owns and zero it. NULL-safe. */
 void store_event_columns_done(store_event_columns_t *c);
+
+/* Attach a readable message to event `id` (an ERROR's reason: the crash,
+ * the signal, the kernel's sentence), for the events_readable view.
+ * 0, -ENOENT, -errno. */
+int store_event_set_message(store_db_t *db, int64_t id, const char *message);
+
+/* Any protobuf-c message as JSON (proto field names, enum value names,
+ * bytes in hex, unset fields left out). *ret is malloc'ed. 0 or -ENOMEM. */
+int store_message_json(const ProtobufCMessage *m, char **ret);
+/* A serialized TFLiteSettings as JSON; "{}" for an empty blob. 0,
+ * -EBADMSG, -ENOMEM. */
+int store_settings_json(const void *blob, size_t size, char **ret);
 
 /*
  * Decode a serialized tflite.proto.BenchmarkEvent into the indexed columns.

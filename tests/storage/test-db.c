@@ -45,14 +45,14 @@ START_TEST(test_db_create_schema) {
         ck_assert_int_eq(store_db_open(test_dir, &db, err, sizeof(err)), 0);
         ck_assert_ptr_nonnull(db);
         ck_assert_int_eq(store_db_schema_version(db), STORE_SCHEMA_VERSION);
-        ck_assert_int_eq(STORE_SCHEMA_VERSION, 4);
+        ck_assert_int_eq(STORE_SCHEMA_VERSION, 5);
         ck_assert_str_eq(store_db_state_dir(db), test_dir);
         ck_assert(file_exists(test_path("acceld.db")));
         ck_assert(file_exists(test_path("models")));
         ck_assert(file_exists(test_path("cache")));
 
         char *v = raw_text("PRAGMA user_version");
-        ck_assert_str_eq(v, "4");
+        ck_assert_str_eq(v, "5");
         free(v);
         char *mode = raw_text("PRAGMA journal_mode");
         ck_assert_str_eq(mode, "wal");
@@ -68,8 +68,13 @@ START_TEST(test_db_create_schema) {
         free(idx);
         char *cols = raw_text("SELECT group_concat(name, ',') FROM pragma_table_info('benchmark_events')");
         ck_assert_str_eq(cols, "id,model_sha256,settings_key,event_type,boottime_us,wallclock_us,ok,blob,"
-                               "median_inference_us,driver_version,uid");
+                               "median_inference_us,driver_version,uid,settings_json,error_stage,error_exit_code,"
+                               "error_signal,error_message");
         free(cols);
+        char *views = raw_text("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
+                               "WHERE type = 'view' ORDER BY name)");
+        ck_assert_str_eq(views, "decisions_readable,events_readable");
+        free(views);
         store_db_close(db);
 
         /* Reopening an up-to-date database changes nothing. */
@@ -187,7 +192,7 @@ START_TEST(test_db_newer_version_refused) {
         char err[256] = "";
         ck_assert_int_eq(store_db_open(test_dir, &db, err, sizeof(err)), -EPROTONOSUPPORT);
         ck_assert_ptr_null(db);
-        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (4)");
+        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (5)");
         /* Refusing did not touch it. */
         char *v = raw_text("PRAGMA user_version");
         ck_assert_str_eq(v, "99");

@@ -3,6 +3,8 @@
 #include <check.h>
 #include <errno.h>
 
+#include <sqlite3.h>
+
 #include "storage-test.h"
 
 static store_db_t *db;
@@ -49,6 +51,31 @@ START_TEST(test_decisions_put_get) {
         store_decision_done(&g);
         ck_assert_int_eq(store_decision_get(db, SHA_A, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER, &g), -ENOENT);
         ck_assert_int_eq(store_decision_get(db, SHA_B, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, &g), -ENOENT);
+}
+END_TEST
+
+/* decisions_readable: the preference by name and the settings as JSON. */
+START_TEST(test_decisions_readable_view) {
+        store_decision_t d = decision(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "k2", "fastest ok: 250us",
+                                      "reference=1;xnnpack=2");
+        ck_assert_int_eq(store_decision_put(db, &d), 0);
+        db = store_db_close(db);
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/acceld.db", test_dir);
+        sqlite3 *raw = NULL;
+        sqlite3_stmt *st = NULL;
+        ck_assert_int_eq(sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT preference, settings_json, reason FROM decisions_readable",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 0), "LOW_LATENCY");
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 1),
+                         "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 2), "fastest ok: 250us");
+        sqlite3_finalize(st);
+        sqlite3_close(raw);
+        ck_assert_int_eq(store_db_open(test_dir, &db, NULL, 0), 0);
 }
 END_TEST
 
@@ -126,6 +153,7 @@ int main(void) {
         TCase *tc = tcase_create("decisions");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_decisions_put_get);
+        tcase_add_test(tc, test_decisions_readable_view);
         tcase_add_test(tc, test_decisions_upsert_replaces);
         tcase_add_test(tc, test_decisions_delete);
         tcase_add_test(tc, test_decisions_invalidate_on_driver_change);

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <sqlite3.h>
+
 #include "storage-test.h"
 
 #define START TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START
@@ -290,6 +292,52 @@ START_TEST(test_events_orphaned_starts) {
 }
 END_TEST
 
+/* The operators' views: events and decisions in readable columns, settings
+ * as JSON, ERROR events with their stage, signal and message. Queried
+ * with plain SQL, as an operator's sqlite3 would. */
+START_TEST(test_events_readable_views) {
+        int64_t end = add(SHA_A, END, 2, 1700000000000000, "xnnpack=1");
+        int64_t err = add(SHA_A, ERROR, 1, 1700000001000000, "xnnpack=1");
+        ck_assert_int_eq(store_event_set_message(db, err, "crashed with signal 11 (Segmentation fault) during "
+                                                          "inference"), 0);
+        ck_assert_int_eq(store_event_set_message(db, 9999, "x"), -ENOENT);
+        db = store_db_close(db);
+
+        sqlite3 *raw = NULL;
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/acceld.db", test_dir);
+        ck_assert_int_eq(sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        sqlite3_stmt *st = NULL;
+        ck_assert_int_eq(sqlite3_prepare_v2(raw,
+                                            "SELECT id, type, correct, median_inference_us, error_stage, "
+                                            "error_signal, error_message, settings_json, time_utc "
+                                            "FROM events_readable ORDER BY id",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        ck_assert_int_eq(sqlite3_column_int64(st, 0), end);
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 1), "END");
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 2), "yes");
+        ck_assert_int_eq(sqlite3_column_int64(st, 3), 250);
+        ck_assert_int_eq(sqlite3_column_type(st, 4), SQLITE_NULL);
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 7),
+                         "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 8), "2023-11-14 22:13:20.000");
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 1), "ERROR");
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 4), "UNKNOWN");
+        ck_assert_int_eq(sqlite3_column_int(st, 5), 11);
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 6),
+                         "crashed with signal 11 (Segmentation fault) during inference");
+        ck_assert_str_eq((const char *) sqlite3_column_text(st, 7),
+                         "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}");
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+        sqlite3_finalize(st);
+        sqlite3_close(raw);
+        ck_assert_int_eq(store_db_open(test_dir, &db, NULL, 0), 0);
+}
+END_TEST
+
 START_TEST(test_events_count_errors) {
         add(SHA_A, ERROR, 1, 100, "1.0");
         add(SHA_A, ERROR, 1, 200, "1.0");
@@ -320,6 +368,7 @@ int main(void) {
         tcase_add_test(tc, test_events_ack_survives_kill9);
         tcase_add_test(tc, test_events_orphaned_starts);
         tcase_add_test(tc, test_events_count_errors);
+        tcase_add_test(tc, test_events_readable_views);
         suite_add_tcase(s, tc);
         return run_suite(s);
 }
