@@ -24,6 +24,7 @@ DEFINE_POINTER_CLEANUP(accel_interp_options_t, accel_interp_options_delete);
 static const char run_usage[] =
         "Usage: accelctl run MODEL [--input FILE]... [--output FILE]... [--settings JSON|FILE]\n"
         "                  [--runs N] [--priority low|medium|high] [--deadline-ms D] [--inline] [--json]\n"
+        "                  [--preference any|low-latency|low-power|force-cpu] [--prepare-deadline-ms D]\n"
         "                  [--cache-token T]\n"
         "       accelctl run --cache-token T [--input FILE]... [--output FILE]... [...]\n"
         "Run MODEL through acceld: the model goes as an fd, tensors through shared memory\n"
@@ -192,7 +193,8 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
         _cleanup_(accel_interp_options_deletep) accel_interp_options_t *o = NULL;
         _cleanup_(accel_interp_deletep) accel_interp_t *it = NULL;
         accel_priority_t prio = ACCEL_PRIORITY_DEFAULT;
-        long runs = 1, deadline = 0;
+        long runs = 1, deadline = 0, prepare_deadline = 0;
+        int preference = -1;
         bool json = global->json, inline_tensors = false;
         int n_in = 0, n_out = 0, r;
 
@@ -227,6 +229,28 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                                 runs = v;
                         else
                                 deadline = v;
+                } else if (strcmp(a, "--prepare-deadline-ms") == 0 && i + 1 < argc) {
+                        char *end;
+
+                        errno = 0;
+                        prepare_deadline = strtol(argv[++i], &end, 10);
+                        if (errno || *end || prepare_deadline < 1 || prepare_deadline > 1000000) {
+                                fprintf(stderr, "accelctl run: --prepare-deadline-ms takes a number (1..1000000)\n");
+                                return 2;
+                        }
+                } else if (strcmp(a, "--preference") == 0 && i + 1 < argc) {
+                        static const char *const names[] = { "any", "low-latency", "low-power", "force-cpu" };
+                        const char *v = argv[++i];
+
+                        preference = -1;
+                        for (int k = 0; k < 4; k++)
+                                if (strcmp(v, names[k]) == 0)
+                                        preference = k;
+                        if (preference < 0) {
+                                fprintf(stderr, "accelctl run: --preference is any, low-latency, low-power or "
+                                                "force-cpu\n");
+                                return 2;
+                        }
                 } else if (strcmp(a, "--priority") == 0 && i + 1 < argc) {
                         if (priority_parse(argv[++i], &prio) < 0) {
                                 fprintf(stderr, "accelctl run: --priority is low, medium or high\n");
@@ -284,6 +308,10 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                 (void) accel_interp_options_set_settings_json(o, settings);
         (void) accel_interp_options_set_priority(o, prio);
         (void) accel_interp_options_set_deadline_ms(o, (uint32_t) deadline);
+        if (prepare_deadline > 0)
+                (void) accel_interp_options_set_prepare_deadline_ms(o, (uint32_t) prepare_deadline);
+        if (preference >= 0)
+                (void) accel_interp_options_set_preference(o, preference);
         (void) accel_interp_options_set_inline_tensors(o, inline_tensors);
         if (token)
                 (void) accel_interp_options_set_cache_token(o, token, strlen(token));
@@ -363,6 +391,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                                                json_object_new_boolean(accel_interp_cache_written(it)));
                 }
                 json_object_object_add(root, "compile_us", json_object_new_int64((int64_t) accel_interp_compile_us(it)));
+                json_object_object_add(root, "settings_key", json_object_new_string(accel_interp_settings_key(it)));
                 for (size_t k = 0; k < np && k < 64; k++) {
                         json_object *p = json_object_new_object();
 
@@ -424,6 +453,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
 
         printf("model %s: %s instance, compile %" PRIu64 " us\n", path,
                accel_interp_shared(it) ? "shared" : "new", accel_interp_compile_us(it));
+        printf("settings: %s%s\n", accel_interp_settings_key(it), settings ? "" : " (acceld's choice)");
         if (token)
                 printf("cache: %s\n", accel_interp_from_cache(it) ? "prepared from the cache entry"
                                        : accel_interp_cache_written(it) ? "entry written" : "entry not written");

@@ -65,6 +65,7 @@ struct accel_interp {
         char **part_drivers;
         char **part_why;                /* "" when the group runs as asked */
         char *delegation_note;          /* "" when the asked delegate ran */
+        char *settings_key;             /* the instance's canonical settings, as acceld applied them */
         int32_t *part_nodes;
         size_t n_parts;
         int memfd;
@@ -513,7 +514,9 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
                 it->part_nodes = calloc(pm->n_partitions + 1, sizeof(int32_t));
                 it->part_why = calloc(pm->n_partitions + 1, sizeof(char *));
                 it->delegation_note = accel__strdup0(pm->delegation_note ? pm->delegation_note : "");
-                if (!it->part_drivers || !it->part_nodes || !it->part_why || !it->delegation_note)
+                it->settings_key = accel__strdup0(pm->settings_key);
+                if (!it->part_drivers || !it->part_nodes || !it->part_why || !it->delegation_note ||
+                    !it->settings_key)
                         r = -ENOMEM;
                 for (size_t k = 0; r == 0 && k < pm->n_partitions; k++) {
                         it->part_drivers[k] = accel__strdup0(pm->partitions[k]->driver);
@@ -580,6 +583,7 @@ accel_interp_t *accel_interp_delete(accel_interp_t *it) {
                 free(it->part_why[k]);
         free(it->part_why);
         free(it->delegation_note);
+        free(it->settings_key);
         free(it->part_drivers);
         free(it->part_nodes);
         free(it);
@@ -612,6 +616,10 @@ uint64_t accel_interp_compile_us(const accel_interp_t *it) {
 
 const char *accel_interp_partition_reason(const accel_interp_t *it, size_t k) {
         return it && it->part_why && k < it->n_parts ? it->part_why[k] : "";
+}
+
+const char *accel_interp_settings_key(const accel_interp_t *it) {
+        return it && it->settings_key ? it->settings_key : "";
 }
 
 const char *accel_interp_delegation_note(const accel_interp_t *it) {

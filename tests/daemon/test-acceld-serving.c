@@ -1663,6 +1663,12 @@ START_TEST(test_accelctl_run_json_says_fallback) {
         ck_assert_ptr_nonnull(strstr(json_object_get_string(x), "no driver provides delegate GPU"));
         ck_assert(json_object_object_get_ex(root, "zero_copy", &x));
         ck_assert(json_object_is_type(x, json_type_boolean));
+        /* The instance's settings as acceld keyed them (what ran instead
+         * is the delegation note's business). */
+        ck_assert(json_object_object_get_ex(root, "settings_key", &x));
+        ck_assert_msg(strncmp(json_object_get_string(x), "delegate=GPU;", 13) == 0 &&
+                              strstr(json_object_get_string(x), "fallback=10"),
+                      "%s", json_object_get_string(x));
         json_object_put(root);
         free(out);
         free(path);

@@ -422,6 +422,10 @@ ACCEL_EXPORT const char *accel_interp_partition_reason(const accel_interp_t *it,
 /* What ran instead of the asked delegate, and why, when FallbackSettings
  * let it fall back ("no driver provides delegate GPU; ran on xnnpack");
  * "" otherwise. */
+/* The settings acceld applied, as its canonical key ("delegate=XNNPACK;
+ * threads=1;..."): the client's, or the daemon's choice when it gave none
+ * (owned by it; "" before a prepare). */
+ACCEL_EXPORT const char *accel_interp_settings_key(const accel_interp_t *it);
 ACCEL_EXPORT const char *accel_interp_delegation_note(const accel_interp_t *it);
 
 ACCEL_EXPORT accel_type_t accel_tensor_type(const accel_tensor_t *t);
