@@ -65,6 +65,44 @@ static int caps_json(const accel_capabilities_t *caps) {
         return accelctl_json_print(o);
 }
 
+/* NNAPI PerformanceInfo per backend and operand type: time and power
+ * relative to the reference kernels (lower is better), "-" where a driver
+ * did not measure it (no backend here measures power). */
+static int perf_table(const accel_capabilities_t *caps) {
+        static const char *const header[] = { "PERFORMANCE", "OPERAND TYPE", "EXEC TIME", "POWER USAGE" };
+        accelctl_table_t t;
+        size_t rows = 0;
+        int r = 0;
+
+        accelctl_table_init(&t, 4, header);
+        for (size_t i = 0; i < caps->n_backends && r == 0; i++) {
+                const accel_backend_t *b = &caps->backends[i];
+
+                for (size_t k = 0; k < b->n_performance && r == 0; k++) {
+                        char et[32], pu[32];
+
+                        if (b->performance[k].exec_time > 0)
+                                (void) snprintf(et, sizeof(et), "%.3g", (double) b->performance[k].exec_time);
+                        else
+                                (void) snprintf(et, sizeof(et), "-");
+                        if (b->performance[k].power_usage > 0)
+                                (void) snprintf(pu, sizeof(pu), "%.3g", (double) b->performance[k].power_usage);
+                        else
+                                (void) snprintf(pu, sizeof(pu), "-");
+                        const char *row[] = { b->name, b->performance[k].operand_type, et, pu };
+                        r = accelctl_table_add(&t, row);
+                        rows++;
+                }
+        }
+        if (r == 0 && rows > 0) {
+                printf("\n");
+                accelctl_table_print(&t, stdout);
+                printf("(relative to the reference kernels; lower is better; \"-\": not measured)\n");
+        }
+        accelctl_table_done(&t);
+        return r;
+}
+
 static int caps_table(const accel_capabilities_t *caps) {
         static const char *const kv_header[] = { "CPU", "" };
         static const char *const b_header[] = { "BACKEND", "DELEGATE", "AVAILABLE", "VERSION / REASON" };
@@ -116,7 +154,9 @@ static int caps_table(const accel_capabilities_t *caps) {
         if (r == 0)
                 accelctl_table_print(&t, stdout);
         accelctl_table_done(&t);
-        return r;
+        if (r < 0)
+                return r;
+        return perf_table(caps);
 }
 
 int accelctl_caps(int argc, char **argv, const accelctl_opts_t *global) {

@@ -195,6 +195,26 @@ START_TEST(test_caps_accelctl_json_has_cpu_and_backends) {
 }
 END_TEST
 
+/* The human caps table has the performance rows: the reference kernels at
+ * 1 by definition, XNNPACK's measured time and its power not measured. */
+START_TEST(test_caps_accelctl_table_shows_performance) {
+        const char *argv[] = { harness_accelctl(), "--socket", d.sock, "caps", NULL };
+        char *out = NULL;
+        int st = harness_run(argv, &out);
+
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+        ck_assert_msg(strstr(out, "PERFORMANCE") && strstr(out, "EXEC TIME") && strstr(out, "POWER USAGE"), "%s",
+                      out);
+        ck_assert_msg(strstr(out, "reference    float32       1          1"), "%s", out);
+        const char *x = strstr(out, "xnnpack      float32");
+        if (x) {
+                const char *eol = strchr(x, '\n');
+                ck_assert_msg(eol && eol[-1] == '-', "XNNPACK's power is not measured: %s", out);
+        }
+        free(out);
+}
+END_TEST
+
 START_TEST(test_status_accelctl_global_json_counts) {
         /* The global form: --json before the subcommand. */
         const char *argv[] = { harness_accelctl(), "--json", "--socket", d.sock, "status", NULL };
@@ -589,6 +609,7 @@ static Suite *requests_suite(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_caps_libaccel_reports_cpu_memory_backends);
         tcase_add_test(tc, test_caps_accelctl_json_has_cpu_and_backends);
+        tcase_add_test(tc, test_caps_accelctl_table_shows_performance);
         tcase_add_test(tc, test_status_accelctl_global_json_counts);
         tcase_add_test(tc, test_accelctl_unreachable_socket_fails);
         tcase_add_test(tc, test_hello_returns_protocol_version_and_limits);

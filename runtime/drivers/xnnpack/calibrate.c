@@ -6,7 +6,9 @@
  * it, and report the ratio (best of three runs each): float32, int8 (qs8)
  * and uint8 (qu8). Types XNNPACK does not compute in (int32 and the others)
  * are reported as 0, "not supported", never guessed; relaxed fp32-as-fp16
- * is not measured here (forced FP16 is refused on CPUs without it).
+ * is not measured here (forced FP16 is refused on CPUs without it). Power
+ * is not measured either (no energy counter is read), so power_usage is 0,
+ * "not measured", rather than a copy of the time ratio.
  */
 #include <errno.h>
 #include <math.h>
@@ -155,10 +157,10 @@ int rt__xnn_calibrate(const rt_driver_t *d, rt_driver_caps_t *ret) {
         fargs_t fa = { in, w, b, out };
         float ratio = time_ratio(op, run_plain_f, &fa);
         rt_driver_caps_t caps = { 0 };
-        caps.operand[RT_TYPE_FLOAT32] = (rt_driver_perf_t) { ratio, ratio };
+        caps.operand[RT_TYPE_FLOAT32] = (rt_driver_perf_t) { ratio, 0 };
         float qs8 = calibrate_quantized(true), qu8 = calibrate_quantized(false);
-        caps.operand[RT_TYPE_INT8] = (rt_driver_perf_t) { qs8, qs8 };
-        caps.operand[RT_TYPE_UINT8] = (rt_driver_perf_t) { qu8, qu8 };
+        caps.operand[RT_TYPE_INT8] = (rt_driver_perf_t) { qs8, 0 };
+        caps.operand[RT_TYPE_UINT8] = (rt_driver_perf_t) { qu8, 0 };
         *ret = caps;
         r = 0;
 done:
