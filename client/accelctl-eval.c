@@ -449,33 +449,57 @@ static void topk_on_image(void *user, size_t done, size_t total, const eval_clas
                 name, v->labels->v[img->label], v->labels->v[img->top[0]], score, rank });
 }
 
-static int eval_topk(const eval_args_t *a) {
-        _cleanup_(runner_freep) eval_runner_t *r = NULL;
-        _cleanup_(eval_labels_done) eval_labels_t images = {}, gt = {}, labels = {};
-        _cleanup_(eval_classify_metrics_done) eval_classify_metrics_t m = {};
-        _cleanup_free_ char *settings_owned = NULL, *pp_owned = NULL, *label_file = NULL;
+/* What topk and detection share: --settings and --preprocessing (text or
+ * a file) and the list of images. */
+typedef struct image_stage {
+        char *settings_owned, *pp_owned;
         const char *settings, *pp_text;
         eval_preprocess_t pp;
+        eval_labels_t images;
+} image_stage_t;
+
+static void image_stage_done(image_stage_t *st) {
+        free(st->settings_owned);
+        free(st->pp_owned);
+        eval_labels_done(&st->images);
+}
+
+/* 0, or the exit code after printing why: 2 (usage), 1 (failure). */
+static int image_stage_setup(const eval_args_t *a, const char *cmd, image_stage_t *st) {
         char err[1024] = "";
         int rc;
 
         if (!a->images || !a->ground_truth) {
-                fprintf(stderr, "accelctl eval topk: --images DIR and --ground-truth FILE are required\n");
+                fprintf(stderr, "accelctl eval %s: --images DIR and --ground-truth FILE are required\n", cmd);
                 return 2;
         }
-        if (text_or_file("--settings", a->settings, &settings, &settings_owned) < 0 ||
-            text_or_file("--preprocessing", a->preprocessing, &pp_text, &pp_owned) < 0)
+        if (text_or_file("--settings", a->settings, &st->settings, &st->settings_owned) < 0 ||
+            text_or_file("--preprocessing", a->preprocessing, &st->pp_text, &st->pp_owned) < 0)
                 return 1;
-        if (pp_text && eval_preprocess_parse_json(pp_text, 0, &pp, err, sizeof(err)) < 0) {
-                fprintf(stderr, "accelctl eval topk: --preprocessing: %s\n", err);
+        if (st->pp_text && eval_preprocess_parse_json(st->pp_text, 0, &st->pp, err, sizeof(err)) < 0) {
+                fprintf(stderr, "accelctl eval %s: --preprocessing: %s\n", cmd, err);
                 return 1;
         }
-        rc = eval_images_list(a->images, &images);
-        if (rc < 0 || images.n == 0) {
-                fprintf(stderr, "accelctl eval topk: %s: %s\n", a->images,
+        rc = eval_images_list(a->images, &st->images);
+        if (rc < 0 || st->images.n == 0) {
+                fprintf(stderr, "accelctl eval %s: %s: %s\n", cmd, a->images,
                         rc < 0 ? strerror(-rc) : "no .jpg, .jpeg or .png files");
                 return 1;
         }
+        return 0;
+}
+
+static int eval_topk(const eval_args_t *a) {
+        _cleanup_(runner_freep) eval_runner_t *r = NULL;
+        _cleanup_(eval_labels_done) eval_labels_t gt = {}, labels = {};
+        _cleanup_(eval_classify_metrics_done) eval_classify_metrics_t m = {};
+        _cleanup_(image_stage_done) image_stage_t st = {};
+        _cleanup_free_ char *label_file = NULL;
+        char err[1024] = "";
+        int rc;
+
+        if ((rc = image_stage_setup(a, "topk", &st)) != 0)
+                return rc;
         if (eval_labels_load(a->ground_truth, &gt, err, sizeof(err)) < 0) {
                 fprintf(stderr, "accelctl eval topk: --ground-truth: %s\n", err);
                 return 1;
@@ -490,15 +514,15 @@ static int eval_topk(const eval_args_t *a) {
                         fprintf(stderr, "accelctl eval topk: give the label file with --labels FILE\n");
                 return 1;
         }
-        if (runner_open(a, settings, &r) < 0)
+        if (runner_open(a, st.settings, &r) < 0)
                 return 1;
 
         topk_view_t view = { .labels = &labels };
         accelctl_table_init(&view.table, 5,
                             (const char *const[]) { "image", "ground truth", "top-1", "score", "rank" });
         eval_classify_params_t p = {
-                .images = &images, .ground_truth = &gt, .labels = &labels, .k = (int32_t) a->k,
-                .preprocess = pp_text ? &pp : NULL, .on_image = topk_on_image, .user = &view,
+                .images = &st.images, .ground_truth = &gt, .labels = &labels, .k = (int32_t) a->k,
+                .preprocess = st.pp_text ? &st.pp : NULL, .on_image = topk_on_image, .user = &view,
         };
         rc = eval_classify_run(r, &p, &m, err, sizeof(err));
         if (rc < 0) {
@@ -510,11 +534,11 @@ static int eval_topk(const eval_args_t *a) {
         _cleanup_(json_object_putp) json_object *metrics = eval_json_classify(&m);
         if (a->json) {
                 accelctl_table_done(&view.table);
-                record_result(a, r, ACCEL_EVAL_STAGE_TOPK, metrics, m.k > 0 ? m.topk_accuracies[0] : 0, images.n);
+                record_result(a, r, ACCEL_EVAL_STAGE_TOPK, metrics, m.k > 0 ? m.topk_accuracies[0] : 0, st.images.n);
                 return print_json(json_object_get(metrics));
         }
         printf("model   %s (%s)\nlabels  %s (%zu)\nimages  %zu in %s\n\n", a->model, r->description,
-               a->labels ? a->labels : label_file, labels.n, images.n, a->images);
+               a->labels ? a->labels : label_file, labels.n, st.images.n, a->images);
         accelctl_table_print(&view.table, stdout);
         accelctl_table_done(&view.table);
         printf("\n");
@@ -533,7 +557,7 @@ static int eval_topk(const eval_args_t *a) {
                             (const eval_latency_metrics_t *const[]) { &m.pre_processing_latency,
                                                                       &m.inference_latency, &m.total_latency },
                             3);
-        record_result(a, r, ACCEL_EVAL_STAGE_TOPK, metrics, m.k > 0 ? m.topk_accuracies[0] : 0, images.n);
+        record_result(a, r, ACCEL_EVAL_STAGE_TOPK, metrics, m.k > 0 ? m.topk_accuracies[0] : 0, st.images.n);
         return 0;
 }
 
@@ -608,39 +632,23 @@ static int thresholds_parse(const char *s, float **ret, size_t *ret_n) {
 
 static int eval_detection(const eval_args_t *a) {
         _cleanup_(runner_freep) eval_runner_t *r = NULL;
-        _cleanup_(eval_labels_done) eval_labels_t images = {}, labels = {};
+        _cleanup_(eval_labels_done) eval_labels_t labels = {};
         _cleanup_(eval_od_ground_truth_done) eval_od_ground_truth_t gt = {};
         _cleanup_(eval_detect_metrics_done) eval_detect_metrics_t m = {};
-        _cleanup_free_ char *settings_owned = NULL, *pp_owned = NULL, *label_file = NULL;
+        _cleanup_(image_stage_done) image_stage_t st = {};
+        _cleanup_free_ char *label_file = NULL;
         _cleanup_free_ float *thr = NULL;
         size_t n_thr = 0;
-        const char *settings, *pp_text;
-        eval_preprocess_t pp;
         char err[1024] = "";
         int rc;
 
-        if (!a->images || !a->ground_truth) {
-                fprintf(stderr, "accelctl eval detection: --images DIR and --ground-truth FILE are required\n");
-                return 2;
-        }
-        if (a->iou && thresholds_parse(a->iou, &thr, &n_thr) < 0) {
+        if (a->images && a->ground_truth && a->iou && thresholds_parse(a->iou, &thr, &n_thr) < 0) {
                 fprintf(stderr, "accelctl eval detection: --iou-thresholds takes numbers in (0, 1] separated by "
                                 "commas\n");
                 return 2;
         }
-        if (text_or_file("--settings", a->settings, &settings, &settings_owned) < 0 ||
-            text_or_file("--preprocessing", a->preprocessing, &pp_text, &pp_owned) < 0)
-                return 1;
-        if (pp_text && eval_preprocess_parse_json(pp_text, 0, &pp, err, sizeof(err)) < 0) {
-                fprintf(stderr, "accelctl eval detection: --preprocessing: %s\n", err);
-                return 1;
-        }
-        rc = eval_images_list(a->images, &images);
-        if (rc < 0 || images.n == 0) {
-                fprintf(stderr, "accelctl eval detection: %s: %s\n", a->images,
-                        rc < 0 ? strerror(-rc) : "no .jpg, .jpeg or .png files");
-                return 1;
-        }
+        if ((rc = image_stage_setup(a, "detection", &st)) != 0)
+                return rc;
         if (eval_od_ground_truth_load(a->ground_truth, &gt, err, sizeof(err)) < 0) {
                 fprintf(stderr, "accelctl eval detection: --ground-truth: %s\n", err);
                 return 1;
@@ -654,16 +662,16 @@ static int eval_detection(const eval_args_t *a) {
                 fprintf(stderr, "accelctl eval detection: --labels: %s\n", err);
                 return 1;
         }
-        if (runner_open(a, settings, &r) < 0)
+        if (runner_open(a, st.settings, &r) < 0)
                 return 1;
 
         detect_view_t view = { .labels = &labels, .class_offset = (int32_t) a->class_offset };
         accelctl_table_init(&view.table, 5, (const char *const[]) {
                 "image", "truth", "detections", "best detection", "IoU" });
         eval_detect_params_t p = {
-                .images = &images, .ground_truth = &gt, .class_offset = (int32_t) a->class_offset,
+                .images = &st.images, .ground_truth = &gt, .class_offset = (int32_t) a->class_offset,
                 .ap = { .num_classes = (int32_t) a->num_classes, .iou_thresholds = thr, .n_iou_thresholds = n_thr },
-                .preprocess = pp_text ? &pp : NULL, .on_image = detect_on_image, .user = &view,
+                .preprocess = st.pp_text ? &st.pp : NULL, .on_image = detect_on_image, .user = &view,
         };
         rc = eval_detect_run(r, &p, &m, err, sizeof(err));
         if (rc < 0) {
@@ -676,10 +684,10 @@ static int eval_detection(const eval_args_t *a) {
         double map_value = m.average_precision.overall_mean_average_precision;
         if (a->json) {
                 accelctl_table_done(&view.table);
-                record_result(a, r, ACCEL_EVAL_STAGE_DETECTION, metrics, map_value, images.n);
+                record_result(a, r, ACCEL_EVAL_STAGE_DETECTION, metrics, map_value, st.images.n);
                 return print_json(json_object_get(metrics));
         }
-        printf("model   %s (%s)\nimages  %zu in %s, ground truth %s\n\n", a->model, r->description, images.n,
+        printf("model   %s (%s)\nimages  %zu in %s, ground truth %s\n\n", a->model, r->description, st.images.n,
                a->images, a->ground_truth);
         accelctl_table_print(&view.table, stdout);
         accelctl_table_done(&view.table);
@@ -702,7 +710,7 @@ static int eval_detection(const eval_args_t *a) {
                             (const eval_latency_metrics_t *const[]) { &m.pre_processing_latency,
                                                                       &m.inference_latency, &m.total_latency },
                             3);
-        record_result(a, r, ACCEL_EVAL_STAGE_DETECTION, metrics, map_value, images.n);
+        record_result(a, r, ACCEL_EVAL_STAGE_DETECTION, metrics, map_value, st.images.n);
         return 0;
 }
 

@@ -328,10 +328,10 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
                 return log_warning_errno(r, "benchmarks unavailable: cannot start the runner");
         }
         (void) bench_runner_set_max_accuracy_drop(bench.runner, config->max_accuracy_drop);
-        if (config->weights_cache_bytes > 0 && config->state_dir) {
+        {
                 char wdir[4096];
 
-                if (snprintf(wdir, sizeof(wdir), "%s/weights", config->state_dir) < (int) sizeof(wdir))
+                if (daemon_config_weights_dir(config, wdir, sizeof(wdir)) == 0)
                         (void) bench_runner_set_weights_dir(bench.runner, wdir);
         }
         log_debug("benchmarks ready (drivers %s)", bench.versions);

@@ -662,3 +662,10 @@ void daemon_config_dump(const daemon_config_t *c, FILE *f) {
                         fprintf(f, "%s = %s\n", e->name, v);
         }
 }
+
+int daemon_config_weights_dir(const daemon_config_t *c, char *buf, size_t size) {
+        if (!c->state_dir || c->weights_cache_bytes == 0)
+                return -ENOENT;
+        int n = snprintf(buf, size, "%s/weights", c->state_dir);
+        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
+}

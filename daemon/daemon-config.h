@@ -119,6 +119,10 @@ typedef struct daemon_args {
 int daemon_config_from_args(daemon_config_t *c, daemon_args_t *ret_args, int argc, char **argv,
                             const char *default_config_path, char *err, size_t errlen);
 
+/* The weights cache directory, <state_dir>/weights, into buf. 0, -ENOENT
+ * (the cache is off or there is no state directory), -ENAMETOOLONG. */
+int daemon_config_weights_dir(const daemon_config_t *c, char *buf, size_t size);
+
 /*
  * Fill socket_path and state_dir when unset: as root (uid 0)
  * /run/acceld/acceld.sock and /var/lib/acceld; otherwise

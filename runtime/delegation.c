@@ -657,11 +657,6 @@ rt_delegation_t *rt_delegation_free(rt_delegation_t *del) {
 
 DEFINE_POINTER_CLEANUP(rt_delegation_t, rt_delegation_free);
 
-static bool densify_wanted(const rt_node_t *n, void *user) {
-        (void) user;
-        return n->op == RT_BUILTIN_DENSIFY;
-}
-
 /* Why the reference group p is not delegated: the first refused node's
  * reason, and how many more nodes were refused. */
 static int why_reference(rt_delegation_t *del, const rt_graph_t *g, rt_partition_t *p) {
@@ -709,14 +704,8 @@ int rt_delegation_apply(rt_exec_t *e, const rt_driver_t *d, const rt_driver_t *s
                 .prepare = delegate_prepare,
                 .invoke = delegate_invoke,
         };
-        /* Sparse weights: DENSIFY of a constant is done once, here, so the
-         * driver sees dense constant weights (and folds their DEQUANTIZE). */
-        r = rt_exec_fold_constants(e, densify_wanted, NULL);
-        if (r < 0) {
-                if (err && err_size)
-                        snprintf(err, err_size, "%s", rt_exec_error(e));
-                return r;
-        }
+        /* Constant DENSIFY and DEQUANTIZE were folded when the interpreter
+         * was built (fold.c), so drivers see dense float32 weights. */
         rt_graph_t *g = rt_exec_graph(e);
         int32_t n_nodes = g->n_nodes;
         _cleanup_free_ bool *supported = calloc((size_t) n_nodes + 1, sizeof(bool));

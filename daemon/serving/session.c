@@ -268,14 +268,13 @@ int daemon_serving_init(daemon_serving_t *sv, daemon_server_t *s) {
                 return r;
         sv->models.batch_max = (unsigned) cfg->batch_max_size;
         sv->models.batch_delay_ns = cfg->batch_max_delay_us * 1000u;
-        if (cfg->weights_cache_bytes > 0 && cfg->state_dir) {
+        {
                 char dir[PATH_MAX];
 
-                if (snprintf(dir, sizeof(dir), "%s/weights", cfg->state_dir) >= (int) sizeof(dir))
-                        r = -ENAMETOOLONG;
-                else
+                r = daemon_config_weights_dir(cfg, dir, sizeof(dir));
+                if (r == 0)
                         r = rt_wcache_open(dir, cfg->weights_cache_bytes, &sv->models.wcache);
-                if (r < 0)
+                if (r < 0 && r != -ENOENT)
                         log_warning_errno(r, "weights cache off: cannot open %s/weights", cfg->state_dir);
         }
         r = daemon_sched_init(&sv->sched, s->loop, (unsigned) cfg->worker_threads);

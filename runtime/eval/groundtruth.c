@@ -8,6 +8,7 @@
 
 #include "cleanup.h"
 #include "eval.h"
+#include "file.h"
 #include "json-util.h"
 
 void eval_od_ground_truth_done(eval_od_ground_truth_t *g) {
@@ -150,27 +151,12 @@ done:
 }
 
 int eval_od_ground_truth_load(const char *path, eval_od_ground_truth_t *ret, char *err, size_t err_size) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
         _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
         char msg[300] = "";
-        int r;
+        int r = eval_file_read(path, &buf, NULL, err, err_size);
 
-        if (!f) {
-                r = -errno;
-                snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        if (r < 0)
                 return r;
-        }
-        FILE *mem = open_memstream(&buf, &len);
-        if (!mem)
-                return -ENOMEM;
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                if (fwrite(chunk, 1, n, mem) != n)
-                        break;
-        if (fclose(mem) != 0 || !buf)
-                return -ENOMEM;
         r = eval_od_ground_truth_parse(buf, ret, msg, sizeof(msg));
         if (r < 0)
                 snprintf(err, err_size, "%s: %s", path, msg[0] ? msg : strerror(-r));

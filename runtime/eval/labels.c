@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "eval.h"
+#include "file.h"
 
 void eval_labels_done(eval_labels_t *l) {
         if (!l)
@@ -60,31 +61,12 @@ int eval_labels_parse(const char *text, size_t size, eval_labels_t *ret) {
 }
 
 int eval_labels_load(const char *path, eval_labels_t *ret, char *err, size_t err_size) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
-        int r;
+        int r = eval_file_read(path, &buf, &len, err, err_size);
 
-        if (!f) {
-                r = -errno;
-                snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        if (r < 0)
                 return r;
-        }
-        FILE *mem = open_memstream(&buf, &len);
-        if (!mem)
-                return -ENOMEM;
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                if (fwrite(chunk, 1, n, mem) != n)
-                        break;
-        bool bad = ferror(f);
-        if (fclose(mem) != 0 || !buf)
-                return -ENOMEM;
-        if (bad) {
-                snprintf(err, err_size, "%s: read error", path);
-                return -EIO;
-        }
         r = eval_labels_parse(buf, len, ret);
         if (r == -EINVAL)
                 snprintf(err, err_size, "%s: no labels in the file", path);
