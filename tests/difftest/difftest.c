@@ -73,7 +73,8 @@ static void gens_collect(void) {
                 size_t n;
         } fams[] = { { dt_gens_ew, dt_gens_ew_n }, { dt_gens_conv, dt_gens_conv_n }, { dt_gens_shape, dt_gens_shape_n },
                      { dt_gens_more, dt_gens_more_n }, { dt_gens_layout, dt_gens_layout_n },
-                     { dt_gens_chain, dt_gens_chain_n } };
+                     { dt_gens_chain, dt_gens_chain_n }, { dt_gens_seq, dt_gens_seq_n },
+                     { dt_gens_misc, dt_gens_misc_n } };
         for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++)
                 for (size_t i = 0; i < fams[f].n && n_all_gens < 256; i++)
                         all_gens[n_all_gens++].g = &fams[f].v[i];

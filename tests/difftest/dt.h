@@ -156,3 +156,7 @@ extern const dt_gen_t dt_gens_layout[];
 extern const size_t dt_gens_layout_n;
 extern const dt_gen_t dt_gens_chain[];
 extern const size_t dt_gens_chain_n;
+extern const dt_gen_t dt_gens_seq[];
+extern const size_t dt_gens_seq_n;
+extern const dt_gen_t dt_gens_misc[];
+extern const size_t dt_gens_misc_n;
