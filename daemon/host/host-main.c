@@ -16,7 +16,7 @@
 
 #include <seccomp.h>
 
-#include "bench-settings.h"
+#include "settings-pb.h"
 #include "executor.h"
 #include "fold.h"
 #include "graph.h"

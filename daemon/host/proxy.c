@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-settings.h"
+#include "settings-pb.h"
 #include "driver.h"
 #include "fold.h"
 #include "graph.h"

@@ -334,7 +334,7 @@ int eval_profiler_run(eval_runner_t *reference, eval_runner_t *test, int32_t run
 /* ---- one output against its reference (compare.c) ----
  *
  * The per-element error statistics both the inference profiler and the
- * mini-benchmark's validation (daemon/worker.c) use: an AccuracyMetrics of
+ * mini-benchmark's validation (daemon/bench/worker.c) use: an AccuracyMetrics of
  * |reference - test| over the elements (max_value is the maximum absolute
  * error, avg_value the mean the profiler records per run), the mean squared
  * error, and, when the reference looks like a probability distribution, the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests of daemon/config.c: the settings table, INI and flags. */
+/* Unit tests of daemon/core/config.c: the settings table, INI and flags. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

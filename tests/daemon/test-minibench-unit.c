@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests of the benchmark pieces: metrics (bench-metrics.c), settings
- * conversion (bench-settings.c) and selection (bench-select.c). */
+/* Unit tests of the benchmark pieces: metrics (bench/metrics.c), settings
+ * conversion (bench/settings-pb.c) and selection (bench/select.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include <check.h>
 
 #include "acceleration.pb-c.h"
-#include "bench-metrics.h"
-#include "bench-select.h"
-#include "bench-settings.h"
+#include "metrics.h"
+#include "select.h"
+#include "settings-pb.h"
 #include "models.h"
 #include "storage.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * daemon/scheduler.c: order by priority then deadline, deadline expiry,
+ * daemon/serving/scheduler.c: order by priority then deadline, deadline expiry,
  * cancel, per-owner cancel, resource caps, delivery on the loop thread.
  * A "gate" job holds the single worker until the test opens it, so the
  * order of everything queued behind it is deterministic.

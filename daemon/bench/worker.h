@@ -4,7 +4,7 @@
  * setting on one model in its own process, so a crashing or hanging driver
  * takes only the worker down.
  *
- * Protocol (set up by the runner, bench-runner.c):
+ * Protocol (set up by the runner, bench/runner.c):
  *   fd 0  an acceld.BenchmarkWorkerJob, read to EOF
  *   fd 3  the model (read-only; mapped, never written)
  *   fd 4  where one acceld.BenchmarkWorkerResult is written before exit

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench-settings.h"
+#include "settings-pb.h"
 #include "cleanup.h"
 #include "driver.h"
 #include "host/host.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rt_settings_t <-> TFLiteSettings, with the extension fields of bench-settings.h. */
+/* rt_settings_t <-> TFLiteSettings, with the extension fields of bench/settings-pb.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include <json-c/json.h>
 
-#include "bench-settings.h"
+#include "settings-pb.h"
 #include "cleanup.h"
 #include "storage.h"
 

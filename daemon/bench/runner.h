@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench-metrics.h"
+#include "metrics.h"
 #include "service.pb-c.h"
 #include "settings.h"
 #include "storage.h"

@@ -3,7 +3,7 @@
  * absolute error, MSE, symmetric KL divergence). */
 #include <errno.h>
 
-#include "bench-metrics.h"
+#include "metrics.h"
 #include "eval.h"
 
 void bench_thresholds_default(bench_thresholds_t *ret) {

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-runner.h"
-#include "bench-select.h"
-#include "bench-settings.h"
+#include "runner.h"
+#include "select.h"
+#include "settings-pb.h"
 #include "bench.h"
 #include "cleanup.h"
 #include "config.h"

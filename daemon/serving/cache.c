@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "bench-runner.h"
-#include "bench-settings.h"
+#include "runner.h"
+#include "settings-pb.h"
 #include "cache.h"
 #include "cleanup.h"
 #include "driver.h"

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-metrics.h"
-#include "bench-settings.h"
+#include "metrics.h"
+#include "settings-pb.h"
 #include "cleanup.h"
 #include "plugin.h"
 #include "rt.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The benchmark runner thread and its worker children (bench-runner.h). */
+/* The benchmark runner thread and its worker children (bench/runner.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,9 +18,9 @@
 
 #include <cpuinfo.h>
 
-#include "bench-runner.h"
-#include "bench-select.h"
-#include "bench-settings.h"
+#include "runner.h"
+#include "select.h"
+#include "settings-pb.h"
 #include "cleanup.h"
 #include "driver.h"
 #include "log.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Choosing a setting from the event log (bench-select.h). */
+/* Choosing a setting from the event log (bench/select.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "acceleration.pb-c.h"
-#include "bench-select.h"
-#include "bench-settings.h"
+#include "select.h"
+#include "settings-pb.h"
 #include "cleanup.h"
 #include "models.h"
 
