@@ -67,6 +67,8 @@ static int status_json(const accel_daemon_status_t *s) {
                 json_object_object_add(ho, "starts", json_object_new_int64(h->starts));
                 json_object_object_add(ho, "deaths", json_object_new_int64(h->deaths));
                 json_object_object_add(ho, "last_death", json_object_new_string(h->last_death));
+                json_object_object_add(ho, "tensors_in_place", json_object_new_uint64(h->tensors_in_place));
+                json_object_object_add(ho, "tensors_copied", json_object_new_uint64(h->tensors_copied));
                 json_object_array_add(hosts, ho);
         }
         json_object_object_add(o, "driver_hosts", hosts);
@@ -77,19 +79,22 @@ static int status_json(const accel_daemon_status_t *s) {
 
 /* The driver hosts: which plugin runs where and how often it died. */
 static int hosts_table(const accel_daemon_status_t *s) {
-        static const char *const header[] = { "DRIVER HOST", "PID", "STARTS", "DEATHS", "LAST DEATH" };
+        static const char *const header[] = { "DRIVER HOST", "PID", "STARTS", "DEATHS", "IN PLACE", "COPIED",
+                                              "LAST DEATH" };
         accelctl_table_t t;
         int r = 0;
 
         printf("\n");
-        accelctl_table_init(&t, 5, header);
+        accelctl_table_init(&t, 7, header);
         for (size_t i = 0; i < s->n_driver_hosts && r == 0; i++) {
                 const struct accel_driver_host *h = &s->driver_hosts[i];
-                char pid[16], starts[16], deaths[16];
+                char pid[16], starts[16], deaths[16], in_place[24], copied[24];
                 (void) snprintf(pid, sizeof(pid), "%" PRIu32, h->pid);
                 (void) snprintf(starts, sizeof(starts), "%" PRIu32, h->starts);
                 (void) snprintf(deaths, sizeof(deaths), "%" PRIu32, h->deaths);
-                const char *row[] = { h->driver, h->pid ? pid : "-", starts, deaths,
+                (void) snprintf(in_place, sizeof(in_place), "%" PRIu64, h->tensors_in_place);
+                (void) snprintf(copied, sizeof(copied), "%" PRIu64, h->tensors_copied);
+                const char *row[] = { h->driver, h->pid ? pid : "-", starts, deaths, in_place, copied,
                                       h->last_death[0] ? h->last_death : "-" };
                 r = accelctl_table_add(&t, row);
         }

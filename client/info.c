@@ -299,6 +299,8 @@ int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret) {
                         out->driver_hosts[i].pid = h->pid;
                         out->driver_hosts[i].starts = h->starts;
                         out->driver_hosts[i].deaths = h->deaths;
+                        out->driver_hosts[i].tensors_in_place = h->tensors_in_place;
+                        out->driver_hosts[i].tensors_copied = h->tensors_copied;
                         out->n_driver_hosts = i + 1;
                         if (!out->driver_hosts[i].driver || !out->driver_hosts[i].last_death) {
                                 (void) accel_daemon_status_free(out);

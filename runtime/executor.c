@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "shm.h"
 #include "executor.h"
 
 #define RT__STR2(x) #x
@@ -36,6 +37,8 @@ struct rt_exec {
         uint8_t *arena;
         size_t arena_bytes;    /* planned size */
         size_t arena_cap;      /* allocated size */
+        bool shared_arena;     /* arena from rt_shm_alloc() (shm.h) */
+        uint64_t arena_shm;    /* its registry id, 0 otherwise */
         scratch_t *scratch;
         size_t n_scratch;
         size_t cap_scratch;
@@ -361,6 +364,28 @@ error:
         return k;
 }
 
+static void arena_free(rt_exec_t *e) {
+        if (e->arena_shm)
+                rt_shm_free(e->arena, e->arena_cap, e->arena_shm);
+        else
+                free(e->arena);
+        e->arena = NULL;
+        e->arena_cap = 0;
+        e->arena_shm = 0;
+}
+
+/* e->arena of cap bytes (NULL on failure): from the heap, or a shared
+ * block another process can map (page-aligned, so RT_ARENA_ALIGN too). */
+static void arena_alloc(rt_exec_t *e, size_t cap) {
+        if (e->shared_arena) {
+                e->arena = rt_shm_alloc(cap, "acceld-arena", &e->arena_shm);
+                if (!e->arena)
+                        e->arena_shm = 0;
+        } else {
+                e->arena = aligned_alloc(RT_ARENA_ALIGN, cap);
+        }
+}
+
 rt_exec_t *rt_exec_free(rt_exec_t *e) {
         if (!e)
                 return NULL;
@@ -373,7 +398,7 @@ rt_exec_t *rt_exec_free(rt_exec_t *e) {
         }
         scratch_drop(e, -1);
         free(e->scratch);
-        free(e->arena);
+        arena_free(e);
         free(e->deferred);
         free(e->profile);
         rt_graph_done(g);
@@ -663,6 +688,15 @@ static int prepare_nodes(rt_exec_t *e) {
         return 0;
 }
 
+void rt_exec_set_shared_arena(rt_exec_t *e, bool shared) {
+        if (!e || e->shared_arena == shared)
+                return;
+        e->shared_arena = shared;
+        /* The next allocate places the arena where it now belongs. */
+        arena_free(e);
+        e->allocated = false;
+}
+
 static int arena_place(rt_exec_t *e) {
         rt_graph_t *g = &e->graph;
         size_t n_items = 0;
@@ -706,10 +740,9 @@ static int arena_place(rt_exec_t *e) {
                 return k;
         }
         if (total > e->arena_cap || !e->arena) {
-                free(e->arena);
-                e->arena_cap = 0;
+                arena_free(e);
                 size_t cap = total ? total : RT_ARENA_ALIGN;
-                e->arena = aligned_alloc(RT_ARENA_ALIGN, cap);
+                arena_alloc(e, cap);
                 if (!e->arena) {
                         free(items);
                         free(owner);

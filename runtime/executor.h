@@ -95,6 +95,13 @@ struct rt_driver_weights;
 void rt_exec_set_weights(rt_exec_t *e, const struct rt_driver_weights *w);
 const struct rt_driver_weights *rt_exec_weights(const rt_exec_t *e);
 
+/*
+ * Place the arena in shared memory (shm.h) or back on the heap: a driver
+ * host can then read and write the tensors in it in place. Takes effect at
+ * the next rt_exec_allocate() (the executor needs one).
+ */
+void rt_exec_set_shared_arena(rt_exec_t *e, bool shared);
+
 /* reg->free for every node, then everything else. NULL-safe; returns NULL. */
 rt_exec_t *rt_exec_free(rt_exec_t *e);
 

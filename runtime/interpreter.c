@@ -38,6 +38,7 @@ struct rt_interp_options {
         rt_settings_t settings;
         rt_wcache_t *wcache;            /* borrowed */
         char model_key[96];
+        bool shared_arena;
 };
 
 /* A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE),
@@ -156,6 +157,13 @@ int rt_interp_options_set_weights_cache(rt_interp_options_t *o, rt_wcache_t *c, 
                 return -EINVAL;
         o->wcache = c;
         snprintf(o->model_key, sizeof(o->model_key), "%s", c ? model_key : "");
+        return 0;
+}
+
+int rt_interp_options_set_shared_arena(rt_interp_options_t *o, bool shared) {
+        if (!o)
+                return -EINVAL;
+        o->shared_arena = shared;
         return 0;
 }
 
@@ -704,6 +712,8 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
                 goto error;
         it->subs[0] = it->exec;
         rt_exec_set_host(it->exec, &it->host);
+        if (options && options->shared_arena)
+                rt_exec_set_shared_arena(it->exec, true);
         /* Every subgraph is built now; options->resolver (the resolver's
          * fallback) is only borrowed for this call. */
         it->resolver = rt_resolver_free(it->resolver);

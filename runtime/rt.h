@@ -118,6 +118,14 @@ int rt_interp_options_set_settings(rt_interp_options_t *o, const rt_settings_t *
 typedef struct rt_wcache rt_wcache_t;
 int rt_interp_options_set_weights_cache(rt_interp_options_t *o, rt_wcache_t *c, const char *model_key);
 
+/*
+ * Keep the tensor arena of subgraph 0 in shared memory (a memfd registered
+ * in runtime/shm.h), so that a driver running in another process (acceld's
+ * driver hosts) reads and writes the tensors in place instead of through
+ * copies. Off by default. 0 or -EINVAL.
+ */
+int rt_interp_options_set_shared_arena(rt_interp_options_t *o, bool shared);
+
 /* ---- interpreter ---- */
 
 /*

@@ -71,6 +71,9 @@ int daemon_status_handle(daemon_request_t *rq) {
                         v[i].starts = hs[i].starts;
                         v[i].deaths = hs[i].deaths;
                         v[i].last_death = death;
+                        v[i].has_tensors_in_place = v[i].has_tensors_copied = 1;
+                        v[i].tensors_in_place = hs[i].tensors_in_place;
+                        v[i].tensors_copied = hs[i].tensors_copied;
                         pv[i] = &v[i];
                 }
                 out->driver_hosts = pv;

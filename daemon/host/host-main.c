@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <seccomp.h>
@@ -35,7 +36,9 @@ typedef struct prepared {
         int32_t *nodes, *inputs, *outputs;
         int32_t n_nodes, n_inputs, n_outputs;
         uint64_t *offsets;      /* n_inputs + n_outputs */
-        bool *bound;            /* per io: the tensor lives in its region slot (no copy) */
+        size_t *slot_len;       /* per io: bytes from its slot to the next one */
+        bool *bound;            /* per io: the executor takes a caller buffer for it */
+        uint8_t **cur;          /* per io: the buffer it is bound to now */
         uint8_t *region;
         size_t region_size;
         void *handle;           /* the driver's */
@@ -44,9 +47,18 @@ typedef struct prepared {
         struct prepared *next;
 } prepared_t;
 
+/* A shared region of acceld's, mapped here once (EXECUTE's new_regions). */
+typedef struct mapped {
+        uint64_t id;
+        uint8_t *base;
+        size_t size;
+} mapped_t;
+
 typedef struct host {
         const rt_driver_t *driver;
         prepared_t *prepared;
+        mapped_t *maps;
+        size_t n_maps, cap_maps;
         uint64_t next_id;
         rt_wcache_t *wcache;    /* opened at the first request naming one */
 } host_t;
@@ -129,6 +141,8 @@ static void prepared_free(const rt_driver_t *d, prepared_t *p) {
         free(p->inputs);
         free(p->outputs);
         free(p->offsets);
+        free(p->slot_len);
+        free(p->cur);
         free(p->bound);
         free(p);
 }
@@ -207,7 +221,9 @@ static int do_prepare(host_t *h, const Acceld__HostRequest *rq, const int *fds, 
         if (r < 0)
                 goto fail;
         p->bound = calloc((size_t) (p->n_inputs + p->n_outputs) + 1, sizeof(*p->bound));
-        if (!p->bound) {
+        p->slot_len = calloc((size_t) (p->n_inputs + p->n_outputs) + 1, sizeof(*p->slot_len));
+        p->cur = calloc((size_t) (p->n_inputs + p->n_outputs) + 1, sizeof(*p->cur));
+        if (!p->bound || !p->slot_len || !p->cur) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -216,8 +232,11 @@ static int do_prepare(host_t *h, const Acceld__HostRequest *rq, const int *fds, 
                 uint64_t end = i + 1 < p->n_inputs + p->n_outputs ? p->offsets[i + 1] : p->region_size;
                 /* Bind where the executor allows it (not constants, variables
                  * or dynamic tensors); the rest is copied at each execute. */
-                if (rt_exec_set_tensor_buffer(p->exec, t, p->region + p->offsets[i], end - p->offsets[i]) == 0)
+                p->slot_len[i] = end - p->offsets[i];
+                if (rt_exec_set_tensor_buffer(p->exec, t, p->region + p->offsets[i], p->slot_len[i]) == 0) {
                         p->bound[i] = true;
+                        p->cur[i] = p->region + p->offsets[i];
+                }
         }
         if (rt_exec_needs_allocate(p->exec) && rt_exec_allocate(p->exec) < 0) {
                 snprintf(err, err_size, "%s", rt_exec_error(p->exec));
@@ -254,31 +273,160 @@ static prepared_t *prepared_find(host_t *h, uint64_t id, prepared_t ***ret_link)
         return NULL;
 }
 
-static int do_execute(host_t *h, const Acceld__HostRequest *rq, char *err, size_t err_size) {
+/* ---- execute ---- */
+
+static mapped_t *map_find(host_t *h, uint64_t id) {
+        for (size_t i = 0; i < h->n_maps; i++)
+                if (h->maps[i].id == id)
+                        return &h->maps[i];
+        return NULL;
+}
+
+/* Unmap what acceld forgot, map what it sent. */
+static int maps_update(host_t *h, const Acceld__HostRequest *rq, const int *fds, size_t n_fds, char *err,
+                       size_t err_size) {
+        for (size_t k = 0; k < rq->n_forget_regions; k++) {
+                mapped_t *m = map_find(h, rq->forget_regions[k]);
+                if (!m)
+                        continue;
+                (void) munmap(m->base, m->size);
+                *m = h->maps[--h->n_maps];
+        }
+        if (rq->n_new_regions != n_fds) {
+                snprintf(err, err_size, "EXECUTE names %zu new regions and carries %zu fds", rq->n_new_regions,
+                         n_fds);
+                return -EPROTO;
+        }
+        for (size_t k = 0; k < n_fds; k++) {
+                struct stat st;
+                void *base;
+                if (map_find(h, rq->new_regions[k]))
+                        continue;
+                if (fstat(fds[k], &st) < 0 || st.st_size <= 0) {
+                        snprintf(err, err_size, "shared region %llu: cannot size it",
+                                 (unsigned long long) rq->new_regions[k]);
+                        return -EINVAL;
+                }
+                if (h->n_maps == h->cap_maps) {
+                        size_t cap = h->cap_maps ? h->cap_maps * 2 : 16;
+                        mapped_t *v = realloc(h->maps, cap * sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        h->maps = v;
+                        h->cap_maps = cap;
+                }
+                base = mmap(NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[k], 0);
+                if (base == MAP_FAILED) {
+                        int r = -errno;
+                        snprintf(err, err_size, "shared region %llu: cannot map it: %s",
+                                 (unsigned long long) rq->new_regions[k], strerror(-r));
+                        return r;
+                }
+                h->maps[h->n_maps++] = (mapped_t) { rq->new_regions[k], base, (size_t) st.st_size };
+        }
+        return 0;
+}
+
+/* Where group tensor i is this time: its slot, or a place in a shared
+ * region (checked against the mapping); *ret_len = bytes from there on. */
+static int io_source(host_t *h, const prepared_t *p, const Acceld__HostRequest *rq, int32_t i, size_t bytes,
+                     uint8_t **ret, size_t *ret_len, char *err, size_t err_size) {
+        uint64_t id = (size_t) i < rq->n_io_regions ? rq->io_regions[i] : 0;
+        mapped_t *m;
+
+        if (!id) {
+                *ret = p->region + p->offsets[i];
+                *ret_len = p->slot_len[i];
+                return 0;
+        }
+        m = map_find(h, id);
+        if (!m || (size_t) i >= rq->n_io_offsets || (size_t) i >= rq->n_io_sizes || rq->io_offsets[i] > m->size ||
+            bytes > m->size - rq->io_offsets[i]) {
+                snprintf(err, err_size, "group tensor %d: not inside shared region %llu", i, (unsigned long long) id);
+                return -EINVAL;
+        }
+        *ret = m->base + rq->io_offsets[i];
+        *ret_len = m->size - rq->io_offsets[i];
+        if (rq->io_sizes[i] < *ret_len)
+                *ret_len = rq->io_sizes[i];
+        return 0;
+}
+
+/*
+ * Bind each group tensor the executor lets us bind to where acceld has it
+ * (no copy); copy the others in. *copy_out[i] says which outputs go back
+ * by copy.
+ */
+static int io_bind(host_t *h, prepared_t *p, const Acceld__HostRequest *rq, uint8_t **src, char *err,
+                   size_t err_size) {
+        rt_graph_t *gr = rt_exec_graph(p->exec);
+        for (int32_t i = 0; i < p->n_inputs + p->n_outputs; i++) {
+                int32_t ti = i < p->n_inputs ? p->inputs[i] : p->outputs[i - p->n_inputs];
+                rt_tensor_t *t = &gr->tensors[ti];
+                bool ovf = false;
+                size_t bytes = rt_graph_tensor_bytes(t, &ovf), len;
+                int r;
+
+                src[i] = NULL;
+                if (t->alloc == RT_ALLOC_CONST)
+                        continue;
+                r = io_source(h, p, rq, i, bytes, &src[i], &len, err, err_size);
+                if (r < 0)
+                        return r;
+                if (p->bound[i] && p->cur[i] != src[i]) {
+                        if (rt_exec_set_tensor_buffer(p->exec, ti, src[i], len) == 0) {
+                                p->cur[i] = src[i];
+                        } else if (p->cur[i] != p->region + p->offsets[i]) {
+                                /* Back to its slot, and copied. */
+                                (void) rt_exec_set_tensor_buffer(p->exec, ti, p->region + p->offsets[i],
+                                                                 p->slot_len[i]);
+                                p->cur[i] = p->region + p->offsets[i];
+                        }
+                }
+                if (p->bound[i] && p->cur[i] == src[i]) {
+                        src[i] = NULL;  /* in place */
+                        continue;
+                }
+                if (i < p->n_inputs && t->data)
+                        memcpy(t->data, src[i], bytes);
+        }
+        return 0;
+}
+
+static int do_execute(host_t *h, const Acceld__HostRequest *rq, const int *fds, size_t n_fds, char *err,
+                      size_t err_size) {
         prepared_t *p = prepared_find(h, rq->prepared, NULL);
+        uint8_t *src_stack[64], **src = src_stack;
+        int32_t n_io;
+        int r;
+
+        r = maps_update(h, rq, fds, n_fds, err, err_size);
+        if (r < 0)
+                return r;
         if (!p) {
                 snprintf(err, err_size, "no prepared group %llu", (unsigned long long) rq->prepared);
                 return -ENOENT;
         }
-        rt_graph_t *gr = rt_exec_graph(p->exec);
-        for (int32_t i = 0; i < p->n_inputs; i++) {
-                rt_tensor_t *t = &gr->tensors[p->inputs[i]];
-                bool ovf;
-                if (p->bound[i] || t->alloc == RT_ALLOC_CONST || !t->data)
-                        continue;
-                memcpy(t->data, p->region + p->offsets[i], rt_graph_tensor_bytes(t, &ovf));
+        n_io = p->n_inputs + p->n_outputs;
+        if ((size_t) n_io > sizeof(src_stack) / sizeof(src_stack[0]) && !(src = calloc((size_t) n_io, sizeof(*src))))
+                return -ENOMEM;
+        r = io_bind(h, p, rq, src, err, err_size);
+        if (r == 0) {
+                rt_driver_graph_t g = graph_of(p->exec);
+                r = h->driver->execute(p->handle, &g, err, err_size);
         }
-        rt_driver_graph_t g = graph_of(p->exec);
-        int r = h->driver->execute(p->handle, &g, err, err_size);
-        if (r < 0)
-                return r;
-        for (int32_t i = 0; i < p->n_outputs; i++) {
-                rt_tensor_t *t = &gr->tensors[p->outputs[i]];
-                bool ovf;
-                if (!p->bound[p->n_inputs + i] && t->data)
-                        memcpy(p->region + p->offsets[p->n_inputs + i], t->data, rt_graph_tensor_bytes(t, &ovf));
+        if (r == 0) {
+                rt_graph_t *gr = rt_exec_graph(p->exec);
+                for (int32_t i = p->n_inputs; i < n_io; i++) {
+                        rt_tensor_t *t = &gr->tensors[p->outputs[i - p->n_inputs]];
+                        bool ovf;
+                        if (src[i] && t->data)
+                                memcpy(src[i], t->data, rt_graph_tensor_bytes(t, &ovf));
+                }
         }
-        return 0;
+        if (src != src_stack)
+                free(src);
+        return r;
 }
 
 static int do_supported(host_t *h, const Acceld__HostRequest *rq, const int *fds, Acceld__HostResponse *out,
@@ -407,12 +555,14 @@ int daemon_host_main(int argc, char **argv) {
                 Acceld__HostRequest *rq = NULL;
                 Acceld__HostResponse out = ACCELD__HOST_RESPONSE__INIT;
                 char err[1024] = "";
-                int fds[2] = { -1, -1 };
+                int fds[IPC_MAX_FDS_PER_FRAME];
                 int r = ipc_recv(HOST_FD, &rd, &acceld__host_request__descriptor, (ProtobufCMessage **) &rq);
 
                 if (r < 0)
                         break;  /* acceld closed the socket, or sent garbage */
-                if (rq->num_fds > 2 || ipc_reader_take_fds(&rd, fds, rq->num_fds) < 0) {
+                for (size_t k = 0; k < IPC_MAX_FDS_PER_FRAME; k++)
+                        fds[k] = -1;
+                if (rq->num_fds > IPC_MAX_FDS_PER_FRAME || ipc_reader_take_fds(&rd, fds, rq->num_fds) < 0) {
                         acceld__host_request__free_unpacked(rq, NULL);
                         break;
                 }
@@ -435,7 +585,7 @@ int daemon_host_main(int argc, char **argv) {
                                 r = rq->num_fds == 2 ? do_prepare(&h, rq, fds, &out, err, sizeof(err)) : -EPROTO;
                                 break;
                         case ACCELD__HOST_REQUEST__KIND__EXECUTE:
-                                r = do_execute(&h, rq, err, sizeof(err));
+                                r = do_execute(&h, rq, fds, rq->num_fds, err, sizeof(err));
                                 break;
                         case ACCELD__HOST_REQUEST__KIND__RELEASE: {
                                 prepared_t **link = NULL, *p = prepared_find(&h, rq->prepared, &link);
@@ -451,7 +601,7 @@ int daemon_host_main(int argc, char **argv) {
                                 snprintf(err, sizeof(err), "unknown host request %d", rq->kind);
                         }
                 }
-                fds_close(fds, 2);
+                fds_close(fds, IPC_MAX_FDS_PER_FRAME);
                 acceld__host_request__free_unpacked(rq, NULL);
                 out.has_result = 1;
                 out.result = r;

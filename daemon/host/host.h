@@ -62,6 +62,8 @@ typedef struct daemon_host_stats {
         unsigned starts;        /* hosts started, the first included */
         unsigned deaths;        /* crashes and kills */
         char last_death[192];   /* "" when none */
+        uint64_t tensors_in_place;      /* group tensors the host used in place */
+        uint64_t tensors_copied;        /* ... and those copied through its region */
 } daemon_host_stats_t;
 
 /* Whether `driver` runs in a host. */

@@ -30,6 +30,8 @@
 #include "host.h"
 #include "ipc.h"
 #include "log.h"
+#include "rt.h"
+#include "shm.h"
 
 #define HOST_FD 3
 #define HOST_HELLO_MS 5000u
@@ -40,6 +42,8 @@
 #define HOST_STABLE_NS (30ull * 1000000000ull)
 #define REGION_ALIGN 64u
 #define REGION_SLACK 64u
+/* Shared regions a host may keep mapped at once (the oldest are forgotten). */
+#define HOST_KNOWN_MAX 256u
 
 typedef struct host {
         rt_driver_t drv;                /* the proxy acceld's runtime calls */
@@ -56,8 +60,12 @@ typedef struct host {
         uint32_t backoff_ms;
         bool executing;                 /* inside proxy_execute */
         atomic_uint starts, deaths;
+        atomic_ullong tensors_in_place, tensors_copied;
         char last_death[192];
         int last_signal, last_exit;     /* of the last death; 0 / -1 when unknown */
+        /* The shared regions (shm.h ids) this host generation has mapped. */
+        uint64_t known[HOST_KNOWN_MAX];
+        size_t n_known;
 } host_t;
 
 static struct {
@@ -82,6 +90,8 @@ typedef struct remote {
         int32_t n_nodes, n_inputs, n_outputs;
         uint64_t *offsets;
         size_t *slot_bytes;
+        /* EXECUTE's io_regions / io_offsets / io_sizes, filled per call. */
+        uint64_t *io_regions, *io_offsets, *io_sizes;
         Acceld__HostTensorShape *shapes;
         Acceld__HostTensorShape **shape_ptrs;
         int32_t *shape_dims;
@@ -198,6 +208,7 @@ static int host_start(host_t *h, bool wait, char *err, size_t err_size) {
         h->fd = sv[0];
         ipc_reader_init(&h->rd, IPC_FRAME_LIMIT_DEFAULT);
         h->generation++;
+        h->n_known = 0;
         h->starts++;
         h->started_ns = now;
         return 0;
@@ -412,6 +423,9 @@ static void remote_free(remote_t *rm) {
         free(rm->outputs);
         free(rm->offsets);
         free(rm->slot_bytes);
+        free(rm->io_regions);
+        free(rm->io_offsets);
+        free(rm->io_sizes);
         free(rm->shapes);
         free(rm->shape_ptrs);
         free(rm->shape_dims);
@@ -549,7 +563,11 @@ static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const
         rm->outputs = ints_dup(group->outputs, group->n_outputs);
         rm->offsets = calloc((size_t) n_io + 1, sizeof(*rm->offsets));
         rm->slot_bytes = calloc((size_t) n_io + 1, sizeof(*rm->slot_bytes));
-        if (!rm->nodes || !rm->inputs || !rm->outputs || !rm->offsets || !rm->slot_bytes) {
+        rm->io_regions = calloc((size_t) n_io + 1, sizeof(*rm->io_regions));
+        rm->io_offsets = calloc((size_t) n_io + 1, sizeof(*rm->io_offsets));
+        rm->io_sizes = calloc((size_t) n_io + 1, sizeof(*rm->io_sizes));
+        if (!rm->nodes || !rm->inputs || !rm->outputs || !rm->offsets || !rm->slot_bytes || !rm->io_regions ||
+            !rm->io_offsets || !rm->io_sizes) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -613,11 +631,84 @@ fail:
         return r;
 }
 
+/* ---- execute: tensors in place, or through the region's slots ---- */
+
+static bool known_has(const host_t *h, uint64_t id) {
+        for (size_t i = 0; i < h->n_known; i++)
+                if (h->known[i] == id)
+                        return true;
+        return false;
+}
+
+static void known_drop(host_t *h, size_t i) {
+        memmove(&h->known[i], &h->known[i + 1], (h->n_known - i - 1) * sizeof(h->known[0]));
+        h->n_known--;
+}
+
+/* Regions the host mapped that acceld no longer has, moved to `forget`;
+ * and room for `need` more (the oldest are forgotten). */
+static size_t known_prune(host_t *h, size_t need, uint64_t *forget) {
+        size_t n = 0;
+        for (size_t i = h->n_known; i-- > 0;)
+                if (!rt_shm_alive(h->known[i])) {
+                        forget[n++] = h->known[i];
+                        known_drop(h, i);
+                }
+        while (h->n_known + need > HOST_KNOWN_MAX && h->n_known) {
+                forget[n++] = h->known[0];
+                known_drop(h, 0);
+        }
+        return n;
+}
+
+typedef struct pass {
+        int fds[IPC_MAX_FDS_PER_FRAME];
+        uint64_t ids[IPC_MAX_FDS_PER_FRAME];
+        size_t n;
+} pass_t;
+
+/*
+ * Where group tensor i travels: in place when its bytes (and the read slack
+ * drivers may use) lie in a shared region acceld registered, which the host
+ * maps once (its memory file rides this message the first time); else
+ * through the PREPARE region's slot, which costs a copy each way.
+ */
+static void io_place(remote_t *rm, int32_t i, const rt_tensor_t *t, pass_t *pass) {
+        bool ovf = false;
+        size_t bytes = rt_graph_tensor_bytes(t, &ovf);
+        rt_shm_ref_t ref;
+
+        rm->io_regions[i] = 0;
+        rm->io_offsets[i] = rm->offsets[i];
+        rm->io_sizes[i] = rm->slot_bytes[i];
+        if (!t->data || t->alloc == RT_ALLOC_CONST || ovf || bytes > SIZE_MAX - RT_BUFFER_SLACK)
+                return;
+        if (rt_shm_find(t->data, bytes + RT_BUFFER_SLACK, &ref) < 0 || ref.offset % RT_BUFFER_ALIGN)
+                return;
+        if (!known_has(rm->h, ref.id)) {
+                if (pass->n == IPC_MAX_FDS_PER_FRAME)
+                        return;  /* in place from the next call on */
+                for (size_t k = 0; k < pass->n; k++)
+                        if (pass->ids[k] == ref.id)
+                                goto placed;
+                pass->fds[pass->n] = ref.fd;
+                pass->ids[pass->n++] = ref.id;
+        }
+placed:
+        rm->io_regions[i] = ref.id;
+        rm->io_offsets[i] = ref.offset;
+        rm->io_sizes[i] = ref.avail;
+}
+
 static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, size_t err_size) {
         remote_t *rm = prepared;
         host_t *h = rm->h;
+        int32_t n_io = rm->n_inputs + rm->n_outputs;
         Acceld__HostRequest rq = ACCELD__HOST_REQUEST__INIT;
         Acceld__HostResponse *m = NULL;
+        uint64_t forget[HOST_KNOWN_MAX + IPC_MAX_FDS_PER_FRAME];
+        pass_t pass = { .n = 0 };
+        size_t n_forget;
         int r = 0;
 
         pthread_mutex_lock(&h->mu);
@@ -627,27 +718,59 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
                 r = remote_prepare(rm, hosts.max_call_ms, err, err_size);
         if (r < 0)
                 goto out;
-        for (int32_t i = 0; i < rm->n_inputs; i++) {
-                const rt_tensor_t *t = &g->tensors[rm->inputs[i]];
-                bool ovf;
-                size_t bytes = rt_graph_tensor_bytes(t, &ovf);
-                if (t->alloc == RT_ALLOC_CONST || !t->data)
-                        continue;
-                memcpy(rm->region + rm->offsets[i], t->data, bytes < rm->slot_bytes[i] ? bytes : rm->slot_bytes[i]);
+        for (int32_t i = 0; i < n_io; i++) {
+                const rt_tensor_t *t = &g->tensors[i < rm->n_inputs ? rm->inputs[i] : rm->outputs[i - rm->n_inputs]];
+                io_place(rm, i, t, &pass);
+                if (i < rm->n_inputs && !rm->io_regions[i] && t->data && t->alloc != RT_ALLOC_CONST) {
+                        bool ovf;
+                        size_t bytes = rt_graph_tensor_bytes(t, &ovf);
+                        memcpy(rm->region + rm->offsets[i], t->data,
+                               bytes < rm->slot_bytes[i] ? bytes : rm->slot_bytes[i]);
+                }
         }
+        n_forget = known_prune(h, pass.n, forget);
+        for (size_t k = 0; k < pass.n; k++)
+                h->known[h->n_known++] = pass.ids[k];
         rq.has_kind = 1;
         rq.kind = ACCELD__HOST_REQUEST__KIND__EXECUTE;
         rq.has_prepared = 1;
         rq.prepared = rm->id;
-        r = host_call_checked(h, &rq, NULL, 0, timeout_for(0), &m, err, err_size);
-        if (r < 0)
+        rq.io_regions = rm->io_regions;
+        rq.io_offsets = rm->io_offsets;
+        rq.io_sizes = rm->io_sizes;
+        rq.n_io_regions = rq.n_io_offsets = rq.n_io_sizes = (size_t) n_io;
+        rq.new_regions = pass.ids;
+        rq.n_new_regions = pass.n;
+        rq.forget_regions = forget;
+        rq.n_forget_regions = n_forget;
+        r = host_call_checked(h, &rq, pass.fds, pass.n, timeout_for(0), &m, err, err_size);
+        if (r < 0) {
+                /* The host may not have mapped what this call carried. */
+                for (size_t k = 0; k < pass.n; k++)
+                        for (size_t i = h->n_known; i-- > 0;)
+                                if (h->known[i] == pass.ids[k])
+                                        known_drop(h, i);
                 goto out;
+        }
+        {
+                unsigned long long in_place = 0, copied = 0;
+                for (int32_t i = 0; i < n_io; i++) {
+                        const rt_tensor_t *t =
+                                &g->tensors[i < rm->n_inputs ? rm->inputs[i] : rm->outputs[i - rm->n_inputs]];
+                        if (rm->io_regions[i])
+                                in_place++;
+                        else if (t->data && t->alloc != RT_ALLOC_CONST)
+                                copied++;
+                }
+                atomic_fetch_add(&h->tensors_in_place, in_place);
+                atomic_fetch_add(&h->tensors_copied, copied);
+        }
         for (int32_t i = 0; i < rm->n_outputs; i++) {
                 const rt_tensor_t *t = &g->tensors[rm->outputs[i]];
                 size_t slot = rm->slot_bytes[rm->n_inputs + i];
                 bool ovf;
                 size_t bytes = rt_graph_tensor_bytes(t, &ovf);
-                if (t->data)
+                if (t->data && !rm->io_regions[rm->n_inputs + i])
                         memcpy(t->data, rm->region + rm->offsets[rm->n_inputs + i], bytes < slot ? bytes : slot);
         }
         acceld__host_response__free_unpacked(m, NULL);
@@ -832,6 +955,8 @@ size_t daemon_hosts_stats(daemon_host_stats_t *ret, size_t max) {
                 ret[i].pid = (int) atomic_load(&h->live_pid);
                 ret[i].starts = atomic_load(&h->starts);
                 ret[i].deaths = atomic_load(&h->deaths);
+                ret[i].tensors_in_place = atomic_load(&h->tensors_in_place);
+                ret[i].tensors_copied = atomic_load(&h->tensors_copied);
                 ret[i].last_death[0] = 0;
                 /* A call may hold the host for max_execution_ms: never wait for it here. */
                 if (pthread_mutex_trylock(&h->mu) == 0) {

@@ -31,6 +31,11 @@ static int buffer_add(daemon_request_t *rq, serving_session_t *ss, int fd, size_
         b->fd = fd;
         b->map = p;
         b->size = size;
+        /* Driver hosts then read and write tensors in it in place. The
+         * registry only borrows fd (sealed against shrinking, so a host
+         * cannot be made to fault on it either). */
+        int64_t shm = rt_shm_register(p, size, fd, 0);
+        b->shm_id = shm > 0 ? (uint64_t) shm : 0;
         b->n_ref = 1;
         b->next = ss->buffers;
         ss->buffers = b;

@@ -13,7 +13,9 @@
 
 #include "cleanup.h"
 #include "models.h"
+#include "host.h"
 #include "quarantine.h"
+#include "settings-pb.h"
 
 void (*daemon_models_options_hook)(rt_interp_options_t *o) = NULL;
 
@@ -282,6 +284,11 @@ static int interp_new_with(const daemon_instance_t *i, bool reference, rt_interp
                 r = rt_interp_options_set_settings(o, &i->settings);
         if (r == 0 && !reference && i->model->wcache)
                 r = rt_interp_options_set_weights_cache(o, i->model->wcache, i->model->sha256);
+        /* Groups that run in a driver host (the driver named, or XNNPACK as
+         * its fallback) reach the arena's tensors in place: shared memory. */
+        if (r == 0 && !reference &&
+            (daemon_hosts_owns(bench_settings_driver(&i->settings)) || daemon_hosts_owns("xnnpack")))
+                r = rt_interp_options_set_shared_arena(o, true);
         if (r == 0 && daemon_models_options_hook)
                 daemon_models_options_hook(o);
         if (r == 0)

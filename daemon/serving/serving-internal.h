@@ -30,6 +30,7 @@
 #include "cache.h"
 #include "storage.h"
 #include "driver.h"
+#include "shm.h"
 
 #define BUFFER_MAX_BYTES (4ull << 30)
 
@@ -48,6 +49,7 @@ typedef struct serving_buffer {
         int fd;
         uint8_t *map;
         size_t size;
+        uint64_t shm_id;                /* in runtime/shm.h's registry */
         unsigned n_ref;                 /* the session, and jobs using it */
         struct serving_buffer *next;
 } serving_buffer_t;

@@ -46,6 +46,7 @@ serving_session_t *serving__session_get(daemon_request_t *rq) {
 void serving__buffer_unref(daemon_serving_t *sv, serving_buffer_t *b) {
         if (!b || --b->n_ref > 0)
                 return;
+        rt_shm_unregister(b->shm_id);
         (void) munmap(b->map, b->size);
         (void) close(b->fd);
         sv->n_buffers--;

@@ -27,6 +27,7 @@ static char plugin_env[600];
 static const char *const envs[] = { plugin_env, NULL };
 static harness_daemon_t d;
 static char *model_path;
+static bool inline_tensors;     /* run_once*(): tensors in the frames */
 
 #define FAULTY(mode) "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"" mode "\"}}"
 #define XNNPACK "{\"delegate\":\"XNNPACK\"}"
@@ -97,6 +98,7 @@ static accel_status_t run_once_deadline(const char *settings, uint32_t deadline_
         ck_assert_int_eq(accel_interp_options_set_settings_json(o, settings), 0);
         if (deadline_ms)
                 ck_assert_int_eq(accel_interp_options_set_deadline_ms(o, deadline_ms), 0);
+        ck_assert_int_eq(accel_interp_options_set_inline_tensors(o, inline_tensors), 0);
         r = accel_interp_create(m, o, &it);
         if (r == 0)
                 r = accel_interp_allocate_tensors(it);
@@ -284,16 +286,12 @@ START_TEST(test_isolation_quarantine_after_two_failures) {
 }
 END_TEST
 
-/* isolate_drivers = all: XNNPACK itself serves from a host, with the
- * same results. */
-START_TEST(test_isolation_all_puts_xnnpack_in_a_host) {
+/* The xnnpack host's counters of group tensors used in place and copied. */
+static void xnnpack_host_tensors(uint64_t *ret_in_place, uint64_t *ret_copied) {
         accel_client_t *c = NULL;
         accel_daemon_status_t *st = NULL;
         bool found = false;
 
-        up("isolate_drivers = all\n");
-        expect_ok(XNNPACK);
-        expect_ok(XNNPACK);
         ck_assert_int_eq(accel_connect(d.sock, &c), 0);
         ck_assert_int_eq(accel_get_status(c, &st), 0);
         for (size_t i = 0; i < st->n_driver_hosts; i++)
@@ -301,10 +299,35 @@ START_TEST(test_isolation_all_puts_xnnpack_in_a_host) {
                         found = true;
                         ck_assert_uint_gt(st->driver_hosts[i].pid, 0);
                         ck_assert_uint_eq(st->driver_hosts[i].deaths, 0);
+                        *ret_in_place = st->driver_hosts[i].tensors_in_place;
+                        *ret_copied = st->driver_hosts[i].tensors_copied;
                 }
         ck_assert_msg(found, "XNNPACK is not in a host");
         (void) accel_daemon_status_free(st);
         (void) accel_disconnect(c);
+}
+
+/*
+ * isolate_drivers = all: XNNPACK itself serves from a host, with the same
+ * results, and works on the tensors where acceld has them: in the client's
+ * registered regions, or (inline tensors) in the interpreter's shared
+ * arena. Each run of the ADD group has 3 group tensors, none copied.
+ */
+START_TEST(test_isolation_all_puts_xnnpack_in_a_host) {
+        uint64_t in_place = 0, copied = 0;
+
+        up("isolate_drivers = all\n");
+        expect_ok(XNNPACK);
+        expect_ok(XNNPACK);
+        xnnpack_host_tensors(&in_place, &copied);
+        ck_assert_uint_eq(in_place, 6);
+        ck_assert_uint_eq(copied, 0);
+        inline_tensors = true;
+        expect_ok(XNNPACK);
+        inline_tensors = false;
+        xnnpack_host_tensors(&in_place, &copied);
+        ck_assert_uint_eq(in_place, 9);
+        ck_assert_uint_eq(copied, 0);
         down();
 }
 END_TEST

@@ -158,6 +158,9 @@ typedef struct accel_daemon_status {
                 uint32_t pid;           /* 0 while not running */
                 uint32_t starts, deaths;
                 char *last_death;       /* "" when none */
+                /* Group tensors of executions: used by the host in acceld's
+                 * shared memory, or copied through its region. */
+                uint64_t tensors_in_place, tensors_copied;
         } *driver_hosts;
         size_t n_driver_hosts;
         /* The weights cache: counters since start, files at the last scan

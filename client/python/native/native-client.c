@@ -174,9 +174,11 @@ static PyObject *client_status(PyObject *self, PyObject *unused) {
                 PyObject *hosts = PyList_New(0);
                 for (size_t i = 0; hosts && i < s->n_driver_hosts; i++) {
                         const struct accel_driver_host *h = &s->driver_hosts[i];
-                        PyObject *o = Py_BuildValue("{s:s,s:I,s:I,s:I,s:s}", "driver", h->driver, "pid", h->pid,
-                                                    "starts", h->starts, "deaths", h->deaths, "last_death",
-                                                    h->last_death);
+                        PyObject *o = Py_BuildValue("{s:s,s:I,s:I,s:I,s:s,s:K,s:K}", "driver", h->driver, "pid",
+                                                    h->pid, "starts", h->starts, "deaths", h->deaths, "last_death",
+                                                    h->last_death, "tensors_in_place",
+                                                    (unsigned long long) h->tensors_in_place, "tensors_copied",
+                                                    (unsigned long long) h->tensors_copied);
                         if (!o || PyList_Append(hosts, o) < 0)
                                 Py_CLEAR(hosts);
                         Py_XDECREF(o);
