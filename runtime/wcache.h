@@ -36,7 +36,7 @@
 
 #define RT_WCACHE_HEADER_SIZE 4096u
 #define RT_WCACHE_KEY_MAX 512u
-#define RT_WCACHE_FORMAT 1u
+#define RT_WCACHE_FORMAT 2u
 
 typedef struct rt_wcache rt_wcache_t;
 typedef struct rt_wcache_blob rt_wcache_blob_t;

@@ -10,7 +10,7 @@ pkgs=(
   libuv1-dev libsqlite3-dev sqlite3 libsystemd-dev
   libjson-c-dev libinih-dev check
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  libseccomp-dev libssl-dev
+  libseccomp-dev libssl-dev libxxhash-dev
   libjpeg62-turbo-dev libpng-dev libzip-dev
   python3-skimage
 )
