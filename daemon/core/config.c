@@ -131,8 +131,8 @@ static const config_entry_t config_table[] = {
              "How long a batch may wait for more executions to arrive; a batch holding a request with "
              "a deadline never waits."),
         UINT("max_execution_ms", max_execution_ms, 1, 3600000, 10000,
-             "Longest one call into a driver host (prepare, execute) may take; past it the host is killed "
-             "and the request fails with DEAD_OBJECT."),
+             "Longest one execution in a driver host may take (compilations: at least 10 s); past it the "
+             "host is killed and the request fails with DEAD_OBJECT."),
         FRACTION("max_accuracy_drop", max_accuracy_drop, 10000,
                  "Selection skips a setting whose recorded top-1 accuracy or mAP is below the reference "
                  "kernels' by more than this fraction; 1 = ignore accuracy."),

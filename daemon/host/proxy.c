@@ -474,8 +474,21 @@ static int32_t *ints_dup(const int32_t *v, int32_t n) {
         return c;
 }
 
-static uint64_t timeout_for(uint64_t deadline_ns) {
-        uint64_t t = hosts.max_call_ms, now;
+/*
+ * Compilations (supported operations, prepare) get at least this long:
+ * max_execution_ms bounds executions, and a host that has just started
+ * (exec, plugin load, model parse) on a busy machine may need more than a
+ * short execution bound to compile.
+ */
+#define HOST_COMPILE_MIN_MS 10000u
+
+static uint64_t compile_ms(void) {
+        return hosts.max_call_ms > HOST_COMPILE_MIN_MS ? hosts.max_call_ms : HOST_COMPILE_MIN_MS;
+}
+
+/* A call's bound: `base` ms, cut to the request's deadline. */
+static uint64_t timeout_for(uint64_t base, uint64_t deadline_ns) {
+        uint64_t t = base, now;
         if (!deadline_ns || (call_deadline_ns && call_deadline_ns < deadline_ns))
                 deadline_ns = call_deadline_ns;
         if (deadline_ns) {
@@ -517,7 +530,7 @@ static int proxy_supported_ops(const rt_driver_t *d, const rt_driver_graph_t *g,
         remote_weights(&tmp, g);
         request_weights(&rq, &tmp);
         pthread_mutex_lock(&h->mu);
-        r = host_call_checked(h, &rq, &tmp.model_fd, 1, hosts.max_call_ms, &m, err, sizeof(err));
+        r = host_call_checked(h, &rq, &tmp.model_fd, 1, compile_ms(), &m, err, sizeof(err));
         pthread_mutex_unlock(&h->mu);
         if (r < 0)
                 goto out;
@@ -618,7 +631,7 @@ static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 goto fail;
         }
         pthread_mutex_lock(&h->mu);
-        r = remote_prepare(rm, timeout_for(deadline_ns), err, err_size);
+        r = remote_prepare(rm, timeout_for(compile_ms(), deadline_ns), err, err_size);
         pthread_mutex_unlock(&h->mu);
         if (r < 0)
                 goto fail;
@@ -715,7 +728,7 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         h->executing = true;
         if (h->pid <= 0 || rm->generation != h->generation)
                 /* A new host since this group was prepared: prepare it there. */
-                r = remote_prepare(rm, hosts.max_call_ms, err, err_size);
+                r = remote_prepare(rm, compile_ms(), err, err_size);
         if (r < 0)
                 goto out;
         for (int32_t i = 0; i < n_io; i++) {
@@ -743,7 +756,7 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         rq.n_new_regions = pass.n;
         rq.forget_regions = forget;
         rq.n_forget_regions = n_forget;
-        r = host_call_checked(h, &rq, pass.fds, pass.n, timeout_for(0), &m, err, err_size);
+        r = host_call_checked(h, &rq, pass.fds, pass.n, timeout_for(hosts.max_call_ms, 0), &m, err, err_size);
         if (r < 0) {
                 /* The host may not have mapped what this call carried. */
                 for (size_t k = 0; k < pass.n; k++)
