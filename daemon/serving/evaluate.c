@@ -45,7 +45,11 @@ static const char *stage_name(Acceld__EvaluationStage s) {
 
 static int insert_job(store_db_t *db, void *userdata) {
         store_evaluation_t *e = userdata;
+        struct timespec ts;
 
+        /* The time the reply carries is the one stored. */
+        if (!e->wallclock_us && clock_gettime(CLOCK_REALTIME, &ts) == 0)
+                e->wallclock_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
         return store_evaluation_insert(db, e, &e->id);
 }
 
@@ -135,6 +139,8 @@ static void evaluate_done(daemon_job_t *job, int r) {
                 rec->accuracy = e->accuracy;
                 rec->has_samples = 1;
                 rec->samples = e->samples;
+                rec->has_wallclock_us = 1;
+                rec->wallclock_us = e->wallclock_us;
                 rec->metrics_json = daemon_request_strdup(rq, e->metrics_json);
                 rec->has_uid = e->has_uid;
                 rec->uid = e->uid;

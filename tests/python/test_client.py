@@ -91,3 +91,26 @@ def test_benchmark_events_best(daemon, model):
             it.allocate_tensors()
             got = {p["driver"] for p in it.execution_info()["partitions"]}
             assert got == ({"reference"} if want == "NONE" else {"xnnpack"}), pref
+
+
+def test_evaluate_diff_and_evaluations(daemon, model):
+    path = model("hello_world_float.tflite")
+    it = accel.Interpreter(model_path=path, socket=daemon.socket,
+                           settings={"delegate": "XNNPACK", "xnnpack_settings": {"num_threads": 1}})
+    it.allocate_tensors()
+    r = it.evaluate_diff(runs=5, seed=7)
+    assert r["stage"] == "inference_diff" and r["source"] == "acceld" and r["samples"] == 5
+    assert r["model_sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
+    assert "XNNPACK" in r["settings_key"] or "xnnpack" in r["settings_key"]
+    # XNNPACK against the reference kernels on three FULLY_CONNECTED: close.
+    assert 0 <= r["accuracy"] < 1e-3
+    assert r["metrics"], "the ProcessMetrics are empty"
+    with accel.Client(daemon.socket) as c:
+        mine = c.evaluations(model=path)
+        assert mine and mine[-1] == r
+        assert c.evaluations(model="0" * 64) == []
+    ref = _accelctl(daemon, "events", "--evaluations")
+    assert [e["id"] for e in accel.Client(daemon.socket).evaluations()] == [e["id"] for e in ref]
+    assert ref[-1].keys() == r.keys()
+    with pytest.raises(RuntimeError):
+        accel.Interpreter(model_path=path, local=True).evaluate_diff()

@@ -51,6 +51,20 @@ def _sha256(model):
     return h.hexdigest()
 
 
+def _evaluation(e):
+    """A stored evaluation, keyed as accelctl events --evaluations --json."""
+    out = {"id": e["id"], "model_sha256": e["model_sha256"], "settings_key": e["settings_key"],
+           "stage": e["stage"], "source": e["source"]}
+    if e["accuracy"] is not None:
+        out["accuracy"] = e["accuracy"]
+    out["samples"] = e["samples"]
+    out["wallclock_us"] = e["wallclock_us"]
+    if e["uid"] is not None:
+        out["uid"] = e["uid"]
+    out["metrics"] = _settings(e["metrics_json"])
+    return out
+
+
 def _event(e):
     out = {"id": e["id"], "model_sha256": e["model_sha256"], "settings_key": e["settings_key"],
            "tflite_settings": _settings(e["settings_json"]), "event_type": _name(EVENT_TYPES, e["event_type"])}
@@ -153,6 +167,13 @@ class Client:
         return [_event(e) for e in self._native.events(model_sha256=sha, settings_key=settings_key,
                                                        event_type=event_type or 0, from_us=from_us, to_us=to_us,
                                                        limit=limit)]
+
+    def evaluations(self, model=None, limit=0):
+        """Stored evaluation results, oldest first (accelctl events
+        --evaluations --json): the caller's own unless an operator. `model`
+        is a path, bytes or SHA-256."""
+        sha = None if model is None else _sha256(model)
+        return [_evaluation(e) for e in self._native.evaluations(model_sha256=sha, limit=int(limit))]
 
     def best(self, model, preference="ANY"):
         """The settings acceld chose for `model` under an

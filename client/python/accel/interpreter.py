@@ -327,3 +327,14 @@ class Interpreter:
         buffer directly), 'compile_us', 'partitions': [{'driver', 'nodes'}],
         and queue_us/compute_us/total_us of the last invoke}."""
         return self._native.info()
+
+    def evaluate_diff(self, runs=0, seed=0):
+        """acceld's inference diff on the instance this interpreter uses:
+        `runs` (0: 50) random inputs from `seed`, each through that instance
+        and the reference kernels, compared output by output. Stored by
+        acceld; returns the stored result as Client.evaluations() does
+        (accelctl eval diff --json): id, model_sha256, settings_key, stage,
+        source, accuracy (the largest mean output error), samples,
+        wallclock_us, uid and metrics (the seed's ProcessMetrics)."""
+        from .client import _evaluation
+        return _evaluation(self._native.evaluate_diff(int(runs), int(seed)))

@@ -521,6 +521,45 @@ static PyObject *client_events(PyObject *self, PyObject *args, PyObject *kwargs)
         return ret;
 }
 
+PyObject *native_evaluation_dict(const accel_evaluation_t *e) {
+        PyObject *acc = e->has_accuracy ? PyFloat_FromDouble(e->accuracy) : Py_NewRef(Py_None);
+        PyObject *uid = e->has_uid ? PyLong_FromUnsignedLong(e->uid) : Py_NewRef(Py_None);
+        PyObject *d = NULL;
+
+        if (acc && uid)
+                d = Py_BuildValue("{s:L,s:s,s:s,s:s,s:s,s:O,s:L,s:L,s:O,s:s}", "id", (long long) e->id,
+                                  "model_sha256", e->model_sha256, "settings_key", e->settings_key, "stage", e->stage,
+                                  "source", e->source, "accuracy", acc, "samples", (long long) e->samples,
+                                  "wallclock_us", (long long) e->wallclock_us, "uid", uid, "metrics_json",
+                                  e->metrics_json);
+        Py_XDECREF(acc);
+        Py_XDECREF(uid);
+        return d;
+}
+
+static PyObject *client_evaluations(PyObject *self, PyObject *args, PyObject *kwargs) {
+        static char *kw[] = { "model_sha256", "limit", NULL };
+        NativeClient *cl = (NativeClient *) self;
+        const char *sha = NULL;
+        unsigned int limit = 0;
+        accel_evaluation_t *v = NULL;
+        PyObject *ret;
+        size_t n = 0;
+        int r;
+
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zI", kw, &sha, &limit) || ready(cl) < 0)
+                return NULL;
+        CALL(cl, r, accel_evaluations(cl->c, sha, limit, &v, &n));
+        if (r < 0)
+                return native_raise_accel(r);
+        ret = PyList_New(0);
+        for (size_t i = 0; ret && i < n; i++)
+                if (append(ret, native_evaluation_dict(&v[i])) < 0)
+                        Py_CLEAR(ret);
+        accel_evaluations_free(v, n);
+        return ret;
+}
+
 static PyObject *client_best(PyObject *self, PyObject *args) {
         NativeClient *cl = (NativeClient *) self;
         const char *sha;
@@ -560,6 +599,8 @@ static PyMethodDef client_methods[] = {
         { "events", (PyCFunction) (void (*)(void)) client_events, METH_VARARGS | METH_KEYWORDS,
           "events(model_sha256=None, settings_key=None, event_type=0, from_us=None, to_us=None, limit=0)" },
         { "best", client_best, METH_VARARGS, "best(sha256, preference) -> dict" },
+        { "evaluations", (PyCFunction) (void (*)(void)) client_evaluations, METH_VARARGS | METH_KEYWORDS,
+          "evaluations(model_sha256=None, limit=0) -> list" },
         { "close", client_close, METH_NOARGS, "close()" },
         { NULL, NULL, 0, NULL },
 };

@@ -570,6 +570,28 @@ static PyObject *interp_exports(PyObject *self, PyObject *unused) {
         return PyLong_FromSsize_t(((NativeInterp *) self)->exports);
 }
 
+static PyObject *interp_evaluate_diff(PyObject *self, PyObject *args) {
+        NativeInterp *it = (NativeInterp *) self;
+        unsigned int runs = 0;
+        unsigned long long seed = 0;
+        accel_evaluation_t *e = NULL;
+        PyObject *d;
+        int r;
+
+        if (!PyArg_ParseTuple(args, "|IK", &runs, &seed) || ready(it) < 0)
+                return NULL;
+        if (it->local) {
+                PyErr_SetString(PyExc_RuntimeError, "evaluate_diff() runs on acceld: not available with local=True");
+                return NULL;
+        }
+        LOCKED(it, r = accel_interp_evaluate_diff(it->ait, runs, seed, &e));
+        if (r < 0)
+                return native_raise_accel(r);
+        d = native_evaluation_dict(e);
+        (void) accel_evaluation_free(e);
+        return d;
+}
+
 static PyMethodDef interp_methods[] = {
         { "count", interp_count, METH_VARARGS, "count(io) -> number of inputs (0) or outputs (1)" },
         { "tensor", interp_tensor, METH_VARARGS, "tensor(io, i) -> (name, type, shape, nbytes)" },
@@ -581,6 +603,7 @@ static PyMethodDef interp_methods[] = {
         { "write_string", interp_write_string, METH_VARARGS, "write_string(i, serialized strings)" },
         { "info", interp_info, METH_NOARGS, "info() -> dict" },
         { "exports", interp_exports, METH_NOARGS, "exports() -> buffers in use" },
+        { "evaluate_diff", interp_evaluate_diff, METH_VARARGS, "evaluate_diff(runs=0, seed=0) -> dict" },
         { NULL, NULL, 0, NULL },
 };
 

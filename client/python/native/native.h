@@ -23,6 +23,10 @@ PyObject *native_raise(int error, const char *name, const char *message);
 /* The same for a failed libaccel call: its status, else one derived from
  * the errno (-ECONNRESET/-EPIPE: DEAD_OBJECT). */
 PyObject *native_raise_accel(int error);
+
+/* A stored evaluation as a dict (metrics as their JSON text). */
+struct accel_evaluation;
+PyObject *native_evaluation_dict(const struct accel_evaluation *e);
 /* The status name for an errno of the in-process runtime. */
 const char *native_status_of_errno(int error);
 /* set_error_classes(dict): the Python half registers its classes. */
