@@ -99,18 +99,76 @@ bool rt_settings_name_close(const char *typed, const char *known);
  * "XNNPAK"), or NULL when none is close. */
 const char *rt_settings_delegate_suggest(const char *name);
 
+/*
+ * ---- The protobuf form, the key, the driver (settings-pb.c) ----
+ *
+ * The one converter between rt_settings_t and the seed's TFLiteSettings:
+ * PrepareModel's compute_settings, benchmark candidates, events and
+ * decisions, cache records and driver-host frames all go through it, so a
+ * setting means the same thing on every path.
+ *
+ * The seed's TFLiteSettings cannot name a plugin driver and its
+ * XNNPackSettings has no flags. Those travel as extra fields that protobuf
+ * keeps as unknown fields (so every blob still decodes with the seed
+ * schema, and storage's proto key, store_settings_key(), includes them):
+ *   XNNPackSettings field 2 (varint)   the XNNPACK delegate flags, the
+ *                                      number TFLite's own schema uses
+ *   TFLiteSettings field 1000 (bytes)  plugin driver name
+ *   TFLiteSettings field 1001 (bytes)  plugin_settings JSON text
+ *
+ * Pure functions; any thread.
+ */
+#define RT_SETTINGS_FIELD_XNNPACK_FLAGS 2
+#define RT_SETTINGS_FIELD_PLUGIN_NAME 1000
+#define RT_SETTINGS_FIELD_PLUGIN_SETTINGS 1001
+
 /* The generated protobuf-c message (proto/acceleration.proto). */
 struct Tflite__Proto__TFLiteSettings;
 
 /*
- * Decode the seed's TFLiteSettings protobuf message (already unpacked) into
- * *ret (initialised by this call) with the same rules as the JSON parser.
- * Returns 0, -EINVAL (NULL, or a delegate value out of range, with a
- * message) or -ENOMEM. (settings-proto.c)
+ * Decode a TFLiteSettings message into *ret (initialised by this call;
+ * rt_settings_done() it). A plugin named in field 1000 wins over
+ * `delegate`; other delegates (GPU, NNAPI, ...) are kept by number and the
+ * runtime refuses them later with -ENODEV. Returns 0, -EINVAL with a message
+ * in err (NULL message, a delegate value out of range, a malformed
+ * extension field, a thread count below -1) or -ENOMEM.
  */
 int rt_settings_from_proto(const struct Tflite__Proto__TFLiteSettings *p, rt_settings_t *ret, char *err,
                            size_t err_size);
 
-/* Unpack and decode a serialized TFLiteSettings blob. -EINVAL when it does
- * not parse. */
+/* Unpack and decode a serialized TFLiteSettings blob (data may be NULL when
+ * size is 0: all defaults). -EINVAL when it does not parse, else as above. */
 int rt_settings_parse_proto(const void *data, size_t size, rt_settings_t *ret, char *err, size_t err_size);
+
+/* Serialize `s` as a TFLiteSettings: *ret (malloc'ed, caller frees) and
+ * *ret_size; an all-default setting gives a non-NULL buffer of size 0.
+ * rt_settings_parse_proto() reads it back to an equal setting.
+ * Returns 0, -EINVAL or -ENOMEM. */
+int rt_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size);
+
+/* The same as a message (free with tflite__proto__tflite_settings__free_unpacked()). */
+int rt_settings_to_proto(const rt_settings_t *s, struct Tflite__Proto__TFLiteSettings **ret);
+
+/* The JSON form of `s` (rt_settings_parse_json() reads it back to an equal
+ * setting). *ret malloc'ed. Returns 0 or -ENOMEM. */
+int rt_settings_to_json(const rt_settings_t *s, char **ret);
+
+/*
+ * The canonical key of an instance: "delegate=XNNPACK;threads=2;
+ * xnnpack_flags=0;max_partitions=0;fallback=10;plugin=", only what changes
+ * the compiled result. PrepareModel answers it, and cache records and
+ * evaluations store it (existing databases hold it: never change the
+ * format). Benchmark events and decisions are keyed instead by storage's
+ * store_settings_key() of rt_settings_pack()'s bytes, also stored; the two
+ * are different columns of different tables, each computed in one place.
+ */
+void rt_settings_key(const rt_settings_t *s, char *buf, size_t size);
+
+/* The driver (and scheduler queue) a setting runs on: "reference" (NONE),
+ * "xnnpack" or the plugin's name (static, or owned by s). */
+const char *rt_settings_driver_name(const rt_settings_t *s);
+
+/* A short label for tables: "reference", "reference/2t", "xnnpack/4t",
+ * "xnnpack/2t/fp16", "faulty", "faulty{"mode":"hang"}". Always
+ * NUL-terminated. */
+void rt_settings_label(const rt_settings_t *s, char *buf, size_t size);

@@ -11,7 +11,7 @@
 
 #include "runner.h"
 #include "select.h"
-#include "settings-pb.h"
+#include "settings.h"
 #include "bench.h"
 #include "cleanup.h"
 #include "config.h"
@@ -164,7 +164,7 @@ static Tflite__Proto__TFLiteSettings *settings_unpack(daemon_request_t *rq, cons
 static char *settings_json_arena(daemon_request_t *rq, const rt_settings_t *s) {
         _cleanup_free_ char *j = NULL;
 
-        if (bench_settings_to_json(s, &j) < 0)
+        if (rt_settings_to_json(s, &j) < 0)
                 return NULL;
         return daemon_request_strdup(rq, j);
 }
@@ -174,7 +174,7 @@ static char *settings_json_from_bytes(daemon_request_t *rq, const uint8_t *b, si
         rt_settings_t s;
         char *j;
 
-        if (bench_settings_from_bytes(b, n, &s) < 0)
+        if (rt_settings_parse_proto(b, n, &s, NULL, 0) < 0)
                 return NULL;
         j = settings_json_arena(rq, &s);
         rt_settings_done(&s);
@@ -185,7 +185,7 @@ static Tflite__Proto__TFLiteSettings *settings_to_arena(daemon_request_t *rq, co
         _cleanup_free_ uint8_t *b = NULL;
         size_t n = 0;
 
-        if (bench_settings_pack(s, &b, &n) < 0)
+        if (rt_settings_pack(s, &b, &n) < 0)
                 return NULL;
         return settings_unpack(rq, b, n);
 }
@@ -370,7 +370,7 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
         r = bench_store_call(bench.store, pref_job, &a);
         if (r < 0)
                 return r;
-        r = bench_settings_from_bytes(a.d.settings, a.d.settings_size, ret);
+        r = rt_settings_parse_proto(a.d.settings, a.d.settings_size, ret, NULL, 0);
         store_decision_done(&a.d);
         return r;
 }
@@ -461,7 +461,7 @@ int daemon_run_benchmark_handle(daemon_request_t *rq) {
         if (!req.candidates)
                 return -ENOMEM;
         for (size_t i = 0; i < in->n_candidates; i++) {
-                r = bench_settings_from_proto(in->candidates[i], &req.candidates[req.n_candidates]);
+                r = rt_settings_from_proto(in->candidates[i], &req.candidates[req.n_candidates], NULL, 0);
                 if (r < 0) {
                         bench_request_done(&req);
                         return daemon_request_errorf(rq, -EINVAL, "candidate %zu: bad settings", i);
@@ -852,8 +852,8 @@ static int best_done(bench_call_t *call) {
         out->reason = daemon_request_strdup(rq, call->decision.reason);
         out->has_decided_at_us = 1;
         out->decided_at_us = call->decision.decided_at_us;
-        if (bench_settings_from_bytes(call->decision.settings, call->decision.settings_size, &s) == 0) {
-                bench_settings_label(&s, label, sizeof(label));
+        if (rt_settings_parse_proto(call->decision.settings, call->decision.settings_size, &s, NULL, 0) == 0) {
+                rt_settings_label(&s, label, sizeof(label));
                 out->label = daemon_request_strdup(rq, label);
                 rt_settings_done(&s);
         }

@@ -20,7 +20,7 @@
 
 #include "runner.h"
 #include "select.h"
-#include "settings-pb.h"
+#include "models.h"
 #include "cleanup.h"
 #include "driver.h"
 #include "log.h"
@@ -354,10 +354,10 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
         char stage = 0;
         pid_t pid;
 
-        r = bench_settings_pack(&c->settings, &sb, &sn);
+        r = rt_settings_pack(&c->settings, &sb, &sn);
         if (r < 0)
                 return r;
-        r = bench_settings_to_json(&c->settings, &json);
+        r = rt_settings_to_json(&c->settings, &json);
         if (r < 0)
                 return r;
         job.has_tflite_settings = 1;
@@ -383,7 +383,7 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
                 return -errno;
         if (pid == 0)
                 child_exec(worker_exe, job_fd, model_fd, result_fd, stage_fd, timeout_ms,
-                           bench_settings_threads(&c->settings));
+                           rt_settings_num_threads(&c->settings, 1));
         (void) setpgid(pid, pid); /* also here, so the group exists before any kill */
         for (;;) {
                 pid_t k = waitpid(pid, &status, WNOHANG);
@@ -469,7 +469,7 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
         ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR;
         ev.result = NULL;
         ev.error = &er;
-        if (!ev.tflite_settings && bench_settings_unpack_proto(sb, sn, &ts) == 0)
+        if (!ev.tflite_settings && (ts = tflite__proto__tflite_settings__unpack(NULL, sn, sb)) != NULL)
                 ev.tflite_settings = ts;
         ev.has_boottime_us = 1;
         ev.boottime_us = clock_us(CLOCK_BOOTTIME);
@@ -650,14 +650,11 @@ static int event_record(bench_runner_t *rn, const bench_run_t *run, const bench_
 static int event_start(bench_runner_t *rn, const bench_run_t *run, const bench_candidate_t *c) {
         Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
         Tflite__Proto__TFLiteSettings *ts = NULL;
-        _cleanup_free_ uint8_t *sb = NULL, *eb = NULL;
-        size_t sn = 0, en;
+        _cleanup_free_ uint8_t *eb = NULL;
+        size_t en;
         int r;
 
-        r = bench_settings_pack(&c->settings, &sb, &sn);
-        if (r < 0)
-                return r;
-        r = bench_settings_unpack_proto(sb, sn, &ts);
+        r = rt_settings_to_proto(&c->settings, &ts);
         if (r < 0)
                 return r;
         ev.tflite_settings = ts;
@@ -738,11 +735,11 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
 static void candidate_describe(bench_candidate_t *c) {
         const rt_driver_t *d;
 
-        c->driver = bench_settings_driver(&c->settings);
+        c->driver = rt_settings_driver_name(&c->settings);
         d = rt_driver_find(c->driver);
         (void) snprintf(c->driver_version, sizeof(c->driver_version), "%s=%s", c->driver,
                         d && d->version ? d->version : "unavailable");
-        bench_settings_label(&c->settings, c->label, sizeof(c->label));
+        rt_settings_label(&c->settings, c->label, sizeof(c->label));
         c->median_us = c->p90_us = c->init_us = -1;
         c->max_memory_kb = -1;
 }
@@ -798,7 +795,7 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
                         if (!need_golden || i != ref)
                                 (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[i]);
                 for (size_t i = 0; i < n; i++) {
-                        if (bench_settings_key(&cands[i].settings, &cands[i].key) < 0)
+                        if (daemon_settings_store_key(&cands[i].settings, &cands[i].key) < 0)
                                 cands[i].key = NULL;
                         candidate_describe(&cands[i]);
                 }

@@ -7,7 +7,7 @@
 
 #include "acceleration.pb-c.h"
 #include "select.h"
-#include "settings-pb.h"
+#include "settings.h"
 #include "cleanup.h"
 #include "models.h"
 
@@ -60,7 +60,7 @@ static bool accuracy_dropped(const store_evaluation_t *v, size_t n, const rt_set
         } stages[] = { { STORE_STAGE_TOPK, "top-1 accuracy" }, { STORE_STAGE_DETECTION, "mAP" } };
         char key[1024];
 
-        daemon_settings_key(s, key, sizeof(key));
+        rt_settings_key(s, key, sizeof(key));
         for (size_t i = 0; i < ELEMENTSOF(stages); i++) {
                 double mine, ref;
 
@@ -143,16 +143,16 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                 }
                 decoded[k] = ev;
                 if (ev->tflite_settings) {
-                        r = bench_settings_from_proto(ev->tflite_settings, &s);
+                        r = rt_settings_from_proto(ev->tflite_settings, &s, NULL, 0);
                         if (r < 0) {
                                 el[k].ok = false;
                                 continue;
                         }
                 } else
                         rt_settings_init(&s);
-                el[k].threads = bench_settings_threads(&s);
+                el[k].threads = rt_settings_num_threads(&s, 1);
                 el[k].cpu = s.delegate == RT_DELEGATE_NONE;
-                bench_settings_label(&s, el[k].label, sizeof(el[k].label));
+                rt_settings_label(&s, el[k].label, sizeof(el[k].label));
                 {
                         char why[160];
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
-#include "settings-pb.h"
+#include "settings.h"
 #include "cleanup.h"
 #include "plugin.h"
 #include "rt.h"
@@ -487,22 +487,16 @@ int daemon_worker_main(int argc, char **argv) {
         if (w.job->settings_json && w.job->settings_json[0])
                 r = rt_settings_parse_json(w.job->settings_json, &w.settings, err, sizeof(err));
         else
-                r = bench_settings_from_bytes(w.job->has_tflite_settings ? w.job->tflite_settings.data : NULL,
+                r = rt_settings_parse_proto(w.job->has_tflite_settings ? w.job->tflite_settings.data : NULL,
                                               w.job->has_tflite_settings ? w.job->tflite_settings.len : 0,
-                                              &w.settings);
+                                              &w.settings, NULL, 0);
         if (r < 0) {
                 fprintf(stderr, "acceld worker: bad settings: %s\n", err[0] ? err : strerror(-r));
                 acceld__benchmark_worker_job__free_unpacked(w.job, NULL);
                 return 2;
         }
-        {
-                _cleanup_free_ uint8_t *sb = NULL;
-                size_t sn = 0;
-
-                if (bench_settings_pack(&w.settings, &sb, &sn) == 0 &&
-                    bench_settings_unpack_proto(sb, sn, &w.settings_proto) == 0)
-                        w.event.tflite_settings = w.settings_proto;
-        }
+        if (rt_settings_to_proto(&w.settings, &w.settings_proto) == 0)
+                w.event.tflite_settings = w.settings_proto;
 
         r = worker_run(&w);
 

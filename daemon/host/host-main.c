@@ -17,7 +17,7 @@
 
 #include <seccomp.h>
 
-#include "settings-pb.h"
+#include "settings.h"
 #include "executor.h"
 #include "fold.h"
 #include "graph.h"
@@ -187,7 +187,7 @@ static int do_prepare(host_t *h, const Acceld__HostRequest *rq, const int *fds, 
                 r = -EPROTO;
                 goto fail;
         }
-        r = bench_settings_from_bytes(rq->settings.data, rq->settings.len, &p->settings);
+        r = rt_settings_parse_proto(rq->settings.data, rq->settings.len, &p->settings, NULL, 0);
         if (r < 0) {
                 snprintf(err, err_size, "the settings do not decode");
                 goto fail;
@@ -439,7 +439,7 @@ static int do_supported(host_t *h, const Acceld__HostRequest *rq, const int *fds
         int r;
 
         rt_settings_init(&s);
-        r = bench_settings_from_bytes(rq->settings.data, rq->settings.len, &s);
+        r = rt_settings_parse_proto(rq->settings.data, rq->settings.len, &s, NULL, 0);
         if (r < 0) {
                 snprintf(err, err_size, "the settings do not decode");
                 return r;

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "settings-pb.h"
+#include "settings.h"
 #include "driver.h"
 #include "fold.h"
 #include "graph.h"
@@ -401,9 +401,9 @@ static int shapes_fill(remote_t *rm, const rt_driver_graph_t *g) {
 static int settings_pack_for(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
         rt_settings_t def;
         if (s)
-                return bench_settings_pack(s, ret, ret_size);
+                return rt_settings_pack(s, ret, ret_size);
         rt_settings_init(&def);
-        int r = bench_settings_pack(&def, ret, ret_size);
+        int r = rt_settings_pack(&def, ret, ret_size);
         rt_settings_done(&def);
         return r;
 }

@@ -11,7 +11,7 @@
 
 #include "bench.h"
 #include "runner.h"
-#include "settings-pb.h"
+#include "settings.h"
 #include "cache.h"
 #include "cleanup.h"
 #include "driver.h"
@@ -242,7 +242,7 @@ int daemon_cache_write(const char *key, const daemon_instance_t *inst, char *err
                 return -EINVAL;
         memcpy(rec.key, key, strlen(key) + 1);
         memcpy(rec.model_sha256, inst->model->sha256, sizeof(rec.model_sha256));
-        r = bench_settings_pack(&inst->settings, &rec.settings, &rec.settings_size);
+        r = rt_settings_pack(&inst->settings, &rec.settings, &rec.settings_size);
         if (r < 0)
                 return r;
         rec.settings_key = strdup(inst->settings_key);
@@ -399,12 +399,12 @@ static int load_verify(store_db_t *db, load_call_t *c) {
                                 rec.driver_versions, versions);
                 return -ESTALE;
         }
-        r = bench_settings_from_bytes(rec.settings, rec.settings_size, &s);
+        r = rt_settings_parse_proto(rec.settings, rec.settings_size, &s, NULL, 0);
         if (r < 0) {
                 (void) snprintf(c->err, c->err_size, "the recorded settings do not decode");
                 return -ESTALE;
         }
-        daemon_settings_key(&s, key, sizeof(key));
+        rt_settings_key(&s, key, sizeof(key));
         rt_settings_done(&s);
         if (strcmp(key, rec.settings_key) != 0) {
                 (void) snprintf(c->err, c->err_size, "settings differ (recorded %s, now %s)", rec.settings_key, key);

@@ -52,7 +52,7 @@ typedef struct daemon_cache_record {
         char model_sha256[STORE_SHA256_HEX_SIZE];
         uint8_t *settings;              /* owned, serialized TFLiteSettings (may be NULL when size 0) */
         size_t settings_size;
-        char *settings_key;             /* owned: daemon_settings_key() of the settings */
+        char *settings_key;             /* owned: rt_settings_key() of the settings */
         char **part_drivers;            /* owned, n_parts strings */
         int32_t *part_nodes;            /* owned */
         size_t n_parts;

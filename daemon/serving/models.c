@@ -15,7 +15,6 @@
 #include "models.h"
 #include "host.h"
 #include "quarantine.h"
-#include "settings-pb.h"
 
 void (*daemon_models_options_hook)(rt_interp_options_t *o) = NULL;
 
@@ -34,30 +33,16 @@ int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned inst
         return -pthread_mutex_init(&t->mu, NULL);
 }
 
-void daemon_settings_key(const rt_settings_t *s, char *buf, size_t size) {
-        bool xnn = s->delegate == RT_DELEGATE_XNNPACK;
+int daemon_settings_store_key(const rt_settings_t *s, char **ret) {
+        _cleanup_free_ uint8_t *b = NULL;
+        size_t n = 0;
+        int r;
 
-        /* Only what changes the compiled result: the reference kernels run on
-         * the calling thread (no thread count) and XNNPACK flags mean
-         * nothing to other delegates. */
-        (void) snprintf(buf, size, "delegate=%s;threads=%d;xnnpack_flags=%u;max_partitions=%d;fallback=%d%d;plugin=%s",
-                        rt_settings_delegate_name(s),
-                        s->delegate == RT_DELEGATE_NONE ? 1 : (int) rt_settings_num_threads(s, -1),
-                        xnn ? (unsigned) s->xnnpack_flags : 0u,
-                        (int) (s->max_delegated_partitions > 0 ? s->max_delegated_partitions : 0),
-                        s->fallback_on_compilation_error, s->fallback_on_execution_error,
-                        s->plugin_settings ? s->plugin_settings : "");
-}
-
-const char *daemon_settings_queue(const rt_settings_t *s) {
-        switch (s->delegate) {
-        case RT_DELEGATE_NONE:
-                return "reference";
-        case RT_DELEGATE_XNNPACK:
-                return "xnnpack";
-        default:
-                return rt_settings_delegate_name(s);
-        }
+        r = rt_settings_pack(s, &b, &n);
+        if (r < 0)
+                return r;
+        r = store_settings_key_from_bytes(b, n, ret);
+        return r == -EBADMSG ? -EIO : r;
 }
 
 void daemon_tensor_info_done(daemon_tensor_info_t *info) {
@@ -287,7 +272,7 @@ static int interp_new_with(const daemon_instance_t *i, bool reference, rt_interp
         /* Groups that run in a driver host (the driver named, or XNNPACK as
          * its fallback) reach the arena's tensors in place: shared memory. */
         if (r == 0 && !reference &&
-            (daemon_hosts_owns(bench_settings_driver(&i->settings)) || daemon_hosts_owns("xnnpack")))
+            (daemon_hosts_owns(rt_settings_driver_name(&i->settings)) || daemon_hosts_owns("xnnpack")))
                 r = rt_interp_options_set_shared_arena(o, true);
         if (r == 0 && daemon_models_options_hook)
                 daemon_models_options_hook(o);
@@ -358,14 +343,14 @@ static int instance_compile(daemon_model_t *m, const rt_settings_t *settings, da
         r = rt_settings_copy(&i->settings, settings);
         if (r < 0)
                 goto fail;
-        daemon_settings_key(settings, key, sizeof(key));
+        rt_settings_key(settings, key, sizeof(key));
         if (asprintf(&i->key, "%s|%s", m->sha256, key) < 0) {
                 i->key = NULL;
                 r = -ENOMEM;
                 goto fail;
         }
         i->settings_key = i->key + strlen(m->sha256) + 1;
-        (void) snprintf(i->queue, sizeof(i->queue), "%s", daemon_settings_queue(settings));
+        (void) snprintf(i->queue, sizeof(i->queue), "%s", rt_settings_driver_name(settings));
 
         r = interp_new(i, &it, err, err_size);
         if (r < 0)
@@ -467,7 +452,7 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
         int r;
 
         err[0] = '\0';
-        daemon_settings_key(settings, key, sizeof(key));
+        rt_settings_key(settings, key, sizeof(key));
         if (src->sha256) {
                 (void) snprintf(sha, sizeof(sha), "%s", src->sha256);
                 for (char *p = sha; *p; p++)

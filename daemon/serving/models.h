@@ -135,15 +135,11 @@ int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned inst
 void daemon_models_done(daemon_models_t *t);
 
 /*
- * Canonical text of settings for the sharing key: every field that changes
- * what is compiled, in a fixed order, with fields the chosen delegate
- * ignores normalised (no thread count for the reference kernels, no XNNPACK
- * flags for other delegates). Two settings with equal keys compile to the
- * same instance. Writes at most `size` bytes.
+ * The key benchmark events and decisions are stored under: storage's
+ * store_settings_key() of rt_settings_pack()'s bytes (the instance key is
+ * rt_settings_key(), runtime/settings.h). *ret malloc'ed. 0, -EIO, -ENOMEM.
  */
-void daemon_settings_key(const rt_settings_t *s, char *buf, size_t size);
-/* The scheduler queue for settings: "reference", "xnnpack" or the plugin. */
-const char *daemon_settings_queue(const rt_settings_t *s);
+int daemon_settings_store_key(const rt_settings_t *s, char **ret);
 
 /*
  * Find or compile the instance for `src` and `settings`; *ret holds a new

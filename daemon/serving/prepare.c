@@ -20,37 +20,25 @@ static int settings_from_request(daemon_request_t *rq, const Acceld__PrepareMode
         }
         rt_settings_init(ret);
         if (in->compute_settings && in->compute_settings->tflite_settings) {
-                const Tflite__Proto__TFLiteSettings *t = in->compute_settings->tflite_settings;
-
-                if (t->has_delegate) {
-                        switch (t->delegate) {
-                        case TFLITE__PROTO__DELEGATE__NONE:
-                                break;
-                        case TFLITE__PROTO__DELEGATE__XNNPACK:
-                                ret->delegate = RT_DELEGATE_XNNPACK;
-                                (void) snprintf(ret->delegate_name, sizeof(ret->delegate_name), "XNNPACK");
-                                break;
-                        default:
-                                return daemon_request_errorf(rq, -ENODEV,
-                                                             "delegate %d is not available on this machine",
-                                                             (int) t->delegate);
-                        }
+                /* The same converter as benchmark candidates, so a plugin
+                 * named in the extension field is accepted here too. */
+                r = rt_settings_from_proto(in->compute_settings->tflite_settings, ret, err, sizeof(err));
+                if (r < 0)
+                        return daemon_request_errorf(rq, r, "compute_settings: %s", err[0] ? err : strerror(-r));
+                switch (ret->delegate) {
+                case RT_DELEGATE_NONE:
+                case RT_DELEGATE_XNNPACK:
+                case RT_DELEGATE_PLUGIN:
+                        break;
+                default:
+                        r = (int) ret->delegate;
+                        rt_settings_done(ret);
+                        return daemon_request_errorf(rq, -ENODEV, "delegate %d is not available on this machine", r);
                 }
-                if (t->cpu_settings && t->cpu_settings->has_num_threads)
-                        ret->cpu_num_threads = t->cpu_settings->num_threads;
-                if (t->xnnpack_settings && t->xnnpack_settings->has_num_threads)
-                        ret->xnnpack_num_threads = t->xnnpack_settings->num_threads;
-                if (t->has_max_delegated_partitions)
-                        ret->max_delegated_partitions = t->max_delegated_partitions;
-                if (t->fallback_settings) {
-                        ret->fallback_on_compilation_error =
-                                t->fallback_settings->allow_automatic_fallback_on_compilation_error;
-                        ret->fallback_on_execution_error =
-                                t->fallback_settings->allow_automatic_fallback_on_execution_error;
-                }
-                if (ret->cpu_num_threads < -1 || ret->xnnpack_num_threads < -1 || ret->cpu_num_threads == 0 ||
-                    ret->xnnpack_num_threads == 0)
+                if (ret->cpu_num_threads == 0 || ret->xnnpack_num_threads == 0) {
+                        rt_settings_done(ret);
                         return daemon_request_errorf(rq, -EINVAL, "num_threads must be -1 or >= 1");
+                }
                 return 0;
         }
         /* The daemon's choice. */
@@ -151,7 +139,7 @@ static void prepare_run(daemon_job_t *job) {
 
                 r = daemon_cache_load(j->cache_key, &rec, j->err, sizeof(j->err));
                 if (r == 0) {
-                        r = bench_settings_from_bytes(rec.settings, rec.settings_size, &s);
+                        r = rt_settings_parse_proto(rec.settings, rec.settings_size, &s, NULL, 0);
                         if (r == 0) {
                                 rt_settings_done(&j->settings);
                                 j->settings = s;
@@ -430,7 +418,7 @@ int daemon_prepare_handle(daemon_request_t *rq) {
         j->job.run = prepare_run;
         j->job.done = prepare_done;
         ss->usage->prepared++;
-        r = serving__job_submit(rq, ss, j, daemon_settings_queue(&j->settings));
+        r = serving__job_submit(rq, ss, j, rt_settings_driver_name(&j->settings));
         if (r < 0) {
                 ss->usage->prepared--;
                 serving__job_free(j);

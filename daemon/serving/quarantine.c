@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "settings-pb.h"
+#include "models.h"
 #include "cleanup.h"
 #include "driver.h"
 #include "host/host.h"
@@ -51,7 +51,7 @@ static int64_t clock_us(clockid_t id) {
 
 /* The hosted driver `s` names, or NULL when it does not name one. */
 static const rt_driver_t *hosted_driver(const rt_settings_t *s) {
-        const char *name = bench_settings_driver(s);
+        const char *name = rt_settings_driver_name(s);
         return name && daemon_hosts_owns(name) ? rt_driver_find(name) : NULL;
 }
 
@@ -63,7 +63,7 @@ int daemon_quarantine_admit(const char *sha256, const rt_settings_t *s, char *wh
 
         if (!d)
                 return 0;
-        if (bench_settings_key(s, &key) < 0)
+        if (daemon_settings_store_key(s, &key) < 0)
                 return 0;
         (void) snprintf(dv, sizeof(dv), "%s=%s", d->name, d->version ? d->version : "");
         q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv };
@@ -87,12 +87,12 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
         Tflite__Proto__TFLiteSettings *ts = NULL;
         const rt_driver_t *d = hosted_driver(s);
         _cleanup_free_ char *key = NULL;
-        _cleanup_free_ uint8_t *sb = NULL, *blob = NULL;
-        size_t sn = 0, size;
+        _cleanup_free_ uint8_t *blob = NULL;
+        size_t size;
         int sig = 0, code = -1, r;
         char dv[192];
 
-        if (!d || bench_settings_key(s, &key) < 0)
+        if (!d || daemon_settings_store_key(s, &key) < 0)
                 return;
         (void) daemon_hosts_last_death(d->name, &sig, &code);
         er.has_stage = 1;
@@ -106,7 +106,7 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
                 er.has_exit_code = 1;
                 er.exit_code = code;
         }
-        if (bench_settings_pack(s, &sb, &sn) == 0 && bench_settings_unpack_proto(sb, sn, &ts) == 0)
+        if (rt_settings_to_proto(s, &ts) == 0)
                 ev.tflite_settings = ts;
         ev.has_event_type = 1;
         ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR;

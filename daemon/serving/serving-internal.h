@@ -26,7 +26,7 @@
 #include "quarantine.h"
 #include "host/host.h"
 #include "bench.h"
-#include "settings-pb.h"
+#include "settings.h"
 #include "cache.h"
 #include "storage.h"
 #include "driver.h"

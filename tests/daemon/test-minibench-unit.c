@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the benchmark pieces: metrics (bench/metrics.c), settings
- * conversion (bench/settings-pb.c) and selection (bench/select.c). */
+ * conversion (runtime/settings-pb.c) and selection (bench/select.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "acceleration.pb-c.h"
 #include "metrics.h"
 #include "select.h"
-#include "settings-pb.h"
+#include "settings.h"
 #include "models.h"
 #include "storage.h"
 
@@ -104,17 +104,17 @@ START_TEST(test_settings_plugin_roundtrip) {
 
         ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"hang\"}}",
                                                 &s, err, sizeof(err)), 0);
-        ck_assert_int_eq(bench_settings_pack(&s, &b, &n), 0);
-        ck_assert_int_eq(bench_settings_from_bytes(b, n, &back), 0);
+        ck_assert_int_eq(rt_settings_pack(&s, &b, &n), 0);
+        ck_assert_int_eq(rt_settings_parse_proto(b, n, &back, NULL, 0), 0);
         ck_assert_int_eq(back.delegate, RT_DELEGATE_PLUGIN);
         ck_assert_str_eq(back.delegate_name, "faulty");
         ck_assert_str_eq(back.plugin_settings, "{\"mode\":\"hang\"}");
-        ck_assert_int_eq(bench_settings_key(&s, &key1), 0);
+        ck_assert_int_eq(daemon_settings_store_key(&s, &key1), 0);
         free(s.plugin_settings);
         s.plugin_settings = strdup("{\"mode\":\"crash-in-execute\"}");
-        ck_assert_int_eq(bench_settings_key(&s, &key2), 0);
+        ck_assert_int_eq(daemon_settings_store_key(&s, &key2), 0);
         ck_assert_str_ne(key1, key2);
-        ck_assert_int_eq(bench_settings_to_json(&back, &json), 0);
+        ck_assert_int_eq(rt_settings_to_json(&back, &json), 0);
         ck_assert_str_eq(json, "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"hang\"}}");
         free(json);
         free(key1);
@@ -136,21 +136,21 @@ START_TEST(test_settings_xnnpack_flags_roundtrip) {
         s.delegate = RT_DELEGATE_XNNPACK;
         s.xnnpack_num_threads = 2;
         s.xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
-        ck_assert_int_eq(bench_settings_pack(&s, &b, &n), 0);
+        ck_assert_int_eq(rt_settings_pack(&s, &b, &n), 0);
         /* The seed schema still decodes it: delegate and threads are its own fields. */
-        ck_assert_int_eq(bench_settings_unpack_proto(b, n, &t), 0);
+        ck_assert_ptr_nonnull(t = tflite__proto__tflite_settings__unpack(NULL, n, b));
         ck_assert(t->has_delegate);
         ck_assert_int_eq(t->delegate, TFLITE__PROTO__DELEGATE__XNNPACK);
         ck_assert_int_eq(t->xnnpack_settings->num_threads, 2);
         ck_assert_uint_eq(t->xnnpack_settings->base.n_unknown_fields, 1);
         tflite__proto__tflite_settings__free_unpacked(t, NULL);
-        ck_assert_int_eq(bench_settings_from_bytes(b, n, &back), 0);
+        ck_assert_int_eq(rt_settings_parse_proto(b, n, &back, NULL, 0), 0);
         ck_assert_int_eq(back.delegate, RT_DELEGATE_XNNPACK);
         ck_assert_int_eq(back.xnnpack_num_threads, 2);
         ck_assert_uint_eq(back.xnnpack_flags, RT_XNNPACK_FLAG_FORCE_FP16);
-        bench_settings_label(&back, label, sizeof(label));
+        rt_settings_label(&back, label, sizeof(label));
         ck_assert_str_eq(label, "xnnpack/2t/fp16");
-        ck_assert_int_eq(bench_settings_threads(&back), 2);
+        ck_assert_int_eq(rt_settings_num_threads(&back, 1), 2);
         free(b);
         rt_settings_done(&s);
         rt_settings_done(&back);
@@ -164,11 +164,11 @@ START_TEST(test_settings_default_is_empty) {
         char *key = NULL;
 
         rt_settings_init(&s);
-        ck_assert_int_eq(bench_settings_pack(&s, &b, &n), 0);
+        ck_assert_int_eq(rt_settings_pack(&s, &b, &n), 0);
         ck_assert_uint_eq(n, 0);
-        ck_assert_int_eq(bench_settings_key(&s, &key), 0);
+        ck_assert_int_eq(daemon_settings_store_key(&s, &key), 0);
         ck_assert_str_eq(key, "");
-        ck_assert_str_eq(bench_settings_driver(&s), "reference");
+        ck_assert_str_eq(rt_settings_driver_name(&s), "reference");
         free(key);
         free(b);
 }
@@ -199,16 +199,15 @@ static void db_teardown(void) {
 static void record(const char *json, int type, bool ok, int64_t t1, int64_t t2, int64_t t3) {
         rt_settings_t s;
         char err[256];
-        uint8_t *sb = NULL, *eb;
-        size_t sn = 0, en;
+        uint8_t *eb;
+        size_t en;
         Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
         Tflite__Proto__BenchmarkResult res = TFLITE__PROTO__BENCHMARK_RESULT__INIT;
         Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
         int64_t times[3] = { t1, t2, t3 };
 
         ck_assert_int_eq(rt_settings_parse_json(json, &s, err, sizeof(err)), 0);
-        ck_assert_int_eq(bench_settings_pack(&s, &sb, &sn), 0);
-        ck_assert_int_eq(bench_settings_unpack_proto(sb, sn, &ev.tflite_settings), 0);
+        ck_assert_int_eq(rt_settings_to_proto(&s, &ev.tflite_settings), 0);
         ev.has_event_type = 1;
         ev.event_type = type;
         if (type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END) {
@@ -227,7 +226,6 @@ static void record(const char *json, int type, bool ok, int64_t t1, int64_t t2, 
         (void) tflite__proto__benchmark_event__pack(&ev, eb);
         ck_assert_int_eq(store_event_insert(db, sha, NULL, "x=1", eb, en, NULL), 0);
         free(eb);
-        free(sb);
         tflite__proto__tflite_settings__free_unpacked(ev.tflite_settings, NULL);
         rt_settings_done(&s);
 }
@@ -240,8 +238,8 @@ static char *best_json(int pref) {
 
         if (r < 0)
                 return NULL;
-        ck_assert_int_eq(bench_settings_from_bytes(d.settings, d.settings_size, &s), 0);
-        ck_assert_int_eq(bench_settings_to_json(&s, &json), 0);
+        ck_assert_int_eq(rt_settings_parse_proto(d.settings, d.settings_size, &s, NULL, 0), 0);
+        ck_assert_int_eq(rt_settings_to_json(&s, &json), 0);
         ck_assert(strlen(d.reason) > 10);
         rt_settings_done(&s);
         store_decision_done(&d);
@@ -329,9 +327,9 @@ static void instance_key(const char *json, char *buf, size_t size) {
         size_t sn = 0;
 
         ck_assert_int_eq(rt_settings_parse_json(json, &s, err, sizeof(err)), 0);
-        ck_assert_int_eq(bench_settings_pack(&s, &sb, &sn), 0);
-        ck_assert_int_eq(bench_settings_from_bytes(sb, sn, &back), 0);
-        daemon_settings_key(&back, buf, size);
+        ck_assert_int_eq(rt_settings_pack(&s, &sb, &sn), 0);
+        ck_assert_int_eq(rt_settings_parse_proto(sb, sn, &back, NULL, 0), 0);
+        rt_settings_key(&back, buf, size);
         free(sb);
         rt_settings_done(&back);
         rt_settings_done(&s);

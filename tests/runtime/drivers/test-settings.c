@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* TFLiteSettings JSON parsing (runtime/settings.c). */
+/* TFLiteSettings JSON parsing (runtime/settings.c) and the one protobuf
+ * converter, key and driver name (runtime/settings-pb.c). */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acceleration.pb-c.h"
@@ -142,6 +144,161 @@ START_TEST(test_settings_proto) {
 }
 END_TEST
 
+/* Pack, then parse back: equal settings, equal keys. */
+static void round_trip(const char *json) {
+        rt_settings_t s, back;
+        char err[256] = "", k1[512], k2[512];
+        uint8_t *b = NULL;
+        size_t n = 0;
+        char *j = NULL;
+
+        ck_assert_msg(rt_settings_parse_json(json, &s, err, sizeof(err)) == 0, "%s: %s", json, err);
+        ck_assert_int_eq(rt_settings_pack(&s, &b, &n), 0);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_int_eq(rt_settings_parse_proto(b, n, &back, err, sizeof(err)), 0);
+        ck_assert_int_eq(back.delegate, s.delegate);
+        ck_assert_str_eq(back.delegate_name, s.delegate_name);
+        ck_assert_int_eq(back.cpu_num_threads, s.cpu_num_threads);
+        ck_assert_int_eq(back.xnnpack_num_threads, s.xnnpack_num_threads);
+        ck_assert_uint_eq(back.xnnpack_flags, s.xnnpack_flags);
+        ck_assert_int_eq(back.max_delegated_partitions, s.max_delegated_partitions);
+        ck_assert_int_eq(back.fallback_on_compilation_error, s.fallback_on_compilation_error);
+        ck_assert_int_eq(back.fallback_on_execution_error, s.fallback_on_execution_error);
+        ck_assert_str_eq(back.plugin_settings ? back.plugin_settings : "", s.plugin_settings ? s.plugin_settings : "");
+        rt_settings_key(&s, k1, sizeof(k1));
+        rt_settings_key(&back, k2, sizeof(k2));
+        ck_assert_str_eq(k1, k2);
+        ck_assert_str_eq(rt_settings_driver_name(&s), rt_settings_driver_name(&back));
+        /* And through JSON again. */
+        ck_assert_int_eq(rt_settings_to_json(&back, &j), 0);
+        rt_settings_done(&back);
+        ck_assert_msg(rt_settings_parse_json(j, &back, err, sizeof(err)) == 0, "%s: %s", j, err);
+        rt_settings_key(&back, k2, sizeof(k2));
+        ck_assert_str_eq(k1, k2);
+        free(j);
+        free(b);
+        rt_settings_done(&back);
+        rt_settings_done(&s);
+}
+
+START_TEST(test_settings_proto_round_trip) {
+        round_trip("{}");
+        round_trip("{\"cpu_settings\":{\"num_threads\":3}}");
+        round_trip("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2,"
+                   "\"flags\":[\"TFLITE_XNNPACK_DELEGATE_FLAG_FORCE_FP16\",\"TFLITE_XNNPACK_DELEGATE_FLAG_QS8\"]},"
+                   "\"fallback_settings\":{\"allow_automatic_fallback_on_compilation_error\":true},"
+                   "\"max_delegated_partitions\":2}");
+        round_trip("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"hang\"},"
+                   "\"fallback_settings\":{\"allow_automatic_fallback_on_execution_error\":true}}");
+        round_trip("{\"delegate\":\"GPU\"}");
+}
+END_TEST
+
+START_TEST(test_settings_proto_extensions) {
+        rt_settings_t s;
+        Tflite__Proto__TFLiteSettings *t = NULL;
+        char err[256] = "";
+
+        /* A plugin travels in field 1000 (its settings in 1001), XNNPACK
+         * flags in XNNPackSettings field 2; the seed schema still reads the
+         * rest. */
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"crash\"}}", &s,
+                                                err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(rt_settings_to_proto(&s, &t), 0);
+        ck_assert(!t->has_delegate);
+        ck_assert_uint_eq(t->base.n_unknown_fields, 2);
+        ck_assert_uint_eq(t->base.unknown_fields[0].tag, RT_SETTINGS_FIELD_PLUGIN_NAME);
+        ck_assert_uint_eq(t->base.unknown_fields[1].tag, RT_SETTINGS_FIELD_PLUGIN_SETTINGS);
+        rt_settings_done(&s);
+        ck_assert_int_eq(rt_settings_from_proto(t, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(s.delegate, RT_DELEGATE_PLUGIN);
+        ck_assert_str_eq(s.delegate_name, "faulty");
+        ck_assert_str_eq(s.plugin_settings, "{\"mode\":\"crash\"}");
+        ck_assert_str_eq(rt_settings_driver_name(&s), "faulty");
+        tflite__proto__tflite_settings__free_unpacked(t, NULL);
+        rt_settings_done(&s);
+
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":4,"
+                                                "\"force_fp16\":true,\"sparse_inference\":true}}",
+                                                &s, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(rt_settings_to_proto(&s, &t), 0);
+        ck_assert(t->has_delegate);
+        ck_assert_int_eq(t->delegate, TFLITE__PROTO__DELEGATE__XNNPACK);
+        ck_assert_int_eq(t->xnnpack_settings->num_threads, 4);
+        ck_assert_uint_eq(t->xnnpack_settings->base.n_unknown_fields, 1);
+        ck_assert_uint_eq(t->xnnpack_settings->base.unknown_fields[0].tag, RT_SETTINGS_FIELD_XNNPACK_FLAGS);
+        rt_settings_done(&s);
+        ck_assert_int_eq(rt_settings_from_proto(t, &s, err, sizeof(err)), 0);
+        ck_assert_uint_eq(s.xnnpack_flags, RT_XNNPACK_FLAG_FORCE_FP16 | RT_XNNPACK_FLAG_SPARSE);
+        ck_assert_int_eq(rt_settings_num_threads(&s, 1), 4);
+        ck_assert_str_eq(rt_settings_driver_name(&s), "xnnpack");
+        tflite__proto__tflite_settings__free_unpacked(t, NULL);
+        rt_settings_done(&s);
+}
+END_TEST
+
+START_TEST(test_settings_proto_threads_and_errors) {
+        Tflite__Proto__TFLiteSettings p = TFLITE__PROTO__TFLITE_SETTINGS__INIT;
+        Tflite__Proto__CPUSettings c = TFLITE__PROTO__CPUSETTINGS__INIT;
+        rt_settings_t s;
+        char err[256] = "";
+
+        c.has_num_threads = 1;
+        c.num_threads = 3;
+        p.cpu_settings = &c;
+        ck_assert_int_eq(rt_settings_from_proto(&p, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(s.delegate, RT_DELEGATE_NONE);
+        ck_assert_int_eq(s.cpu_num_threads, 3);
+        ck_assert_int_eq(rt_settings_num_threads(&s, 1), 3);
+        ck_assert_str_eq(rt_settings_driver_name(&s), "reference");
+        rt_settings_done(&s);
+        c.num_threads = -2;
+        ck_assert_int_eq(rt_settings_from_proto(&p, &s, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "num_threads: negative thread count");
+        c.num_threads = 1;
+        p.has_delegate = 1;
+        p.delegate = (Tflite__Proto__Delegate) 42;
+        ck_assert_int_eq(rt_settings_from_proto(&p, &s, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "delegate: unknown value 42");
+        ck_assert_int_eq(rt_settings_from_proto(NULL, &s, err, sizeof(err)), -EINVAL);
+        /* No bytes: all defaults. */
+        ck_assert_int_eq(rt_settings_parse_proto(NULL, 0, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(s.delegate, RT_DELEGATE_NONE);
+}
+END_TEST
+
+START_TEST(test_settings_key_format) {
+        rt_settings_t s;
+        char err[256] = "", key[512];
+
+        /* The format existing databases store (cache records, evaluations):
+         * it must never change. */
+        ck_assert_int_eq(rt_settings_parse_json("{\"cpu_settings\":{\"num_threads\":4}}", &s, err, sizeof(err)), 0);
+        rt_settings_key(&s, key, sizeof(key));
+        ck_assert_str_eq(key, "delegate=NONE;threads=1;xnnpack_flags=0;max_partitions=0;fallback=00;plugin=");
+        rt_settings_done(&s);
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2,"
+                                                "\"force_fp16\":true},\"fallback_settings\":"
+                                                "{\"allow_automatic_fallback_on_compilation_error\":true}}",
+                                                &s, err, sizeof(err)),
+                         0);
+        rt_settings_key(&s, key, sizeof(key));
+        ck_assert_str_eq(key, "delegate=XNNPACK;threads=2;xnnpack_flags=4;max_partitions=0;fallback=10;plugin=");
+        rt_settings_label(&s, key, sizeof(key));
+        ck_assert_str_eq(key, "xnnpack/2t/fp16");
+        rt_settings_done(&s);
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"hang\"}}", &s,
+                                                err, sizeof(err)),
+                         0);
+        rt_settings_key(&s, key, sizeof(key));
+        ck_assert_str_eq(key, "delegate=faulty;threads=1;xnnpack_flags=0;max_partitions=0;fallback=00;"
+                              "plugin={\"mode\":\"hang\"}");
+        rt_settings_done(&s);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("settings");
         TCase *tc = tcase_create("settings");
@@ -151,6 +308,10 @@ int main(void) {
         tcase_add_test(tc, test_settings_flags_forms);
         tcase_add_test(tc, test_settings_errors);
         tcase_add_test(tc, test_settings_proto);
+        tcase_add_test(tc, test_settings_proto_round_trip);
+        tcase_add_test(tc, test_settings_proto_extensions);
+        tcase_add_test(tc, test_settings_proto_threads_and_errors);
+        tcase_add_test(tc, test_settings_key_format);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);

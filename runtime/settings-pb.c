@@ -1,15 +1,31 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rt_settings_t <-> TFLiteSettings, with the extension fields of bench/settings-pb.h. */
+/*
+ * rt_settings_t <-> the seed's TFLiteSettings protobuf (with our extension
+ * fields, settings.h), the JSON form back, the canonical key, the driver
+ * and the table label: the one place that says what a setting means.
+ */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
-#include "settings-pb.h"
+#include "acceleration.pb-c.h"
 #include "cleanup.h"
-#include "storage.h"
+#include "settings.h"
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t size, const char *fmt, ...) {
+        if (err && size) {
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(err, size, fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
 
 static size_t varint_put(uint8_t *out, uint64_t v) {
         size_t n = 0;
@@ -54,7 +70,7 @@ static int unknown_string(ProtobufCMessageUnknownField *f, uint32_t tag, const c
         return 0;
 }
 
-int bench_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
+int rt_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
         Tflite__Proto__TFLiteSettings t = TFLITE__PROTO__TFLITE_SETTINGS__INIT;
         Tflite__Proto__XNNPackSettings x = TFLITE__PROTO__XNNPACK_SETTINGS__INIT;
         Tflite__Proto__CPUSettings c = TFLITE__PROTO__CPUSETTINGS__INIT;
@@ -71,7 +87,7 @@ int bench_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size)
         case RT_DELEGATE_NONE:
                 break;
         case RT_DELEGATE_PLUGIN:
-                r = unknown_string(&tu[t.base.n_unknown_fields], BENCH_FIELD_PLUGIN_NAME, s->delegate_name);
+                r = unknown_string(&tu[t.base.n_unknown_fields], RT_SETTINGS_FIELD_PLUGIN_NAME, s->delegate_name);
                 if (r < 0)
                         goto out;
                 t.base.n_unknown_fields++;
@@ -82,7 +98,7 @@ int bench_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size)
                 break;
         }
         if (s->delegate == RT_DELEGATE_PLUGIN && s->plugin_settings) {
-                r = unknown_string(&tu[t.base.n_unknown_fields], BENCH_FIELD_PLUGIN_SETTINGS, s->plugin_settings);
+                r = unknown_string(&tu[t.base.n_unknown_fields], RT_SETTINGS_FIELD_PLUGIN_SETTINGS, s->plugin_settings);
                 if (r < 0)
                         goto out;
                 t.base.n_unknown_fields++;
@@ -96,7 +112,7 @@ int bench_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size)
                 }
                 if (s->xnnpack_flags) {
                         xu[0] = (ProtobufCMessageUnknownField) {
-                                .tag = BENCH_FIELD_XNNPACK_FLAGS,
+                                .tag = RT_SETTINGS_FIELD_XNNPACK_FLAGS,
                                 .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT,
                                 .len = varint_put(flagbuf, s->xnnpack_flags),
                                 .data = flagbuf,
@@ -141,16 +157,18 @@ out:
         return r;
 }
 
-int bench_settings_unpack_proto(const uint8_t *data, size_t size, Tflite__Proto__TFLiteSettings **ret) {
-        Tflite__Proto__TFLiteSettings *t;
+int rt_settings_to_proto(const rt_settings_t *s, Tflite__Proto__TFLiteSettings **ret) {
+        _cleanup_free_ uint8_t *b = NULL;
+        size_t n = 0;
+        int r;
 
-        if (!ret || (!data && size))
+        if (!ret)
                 return -EINVAL;
-        t = tflite__proto__tflite_settings__unpack(NULL, size, data ? data : (const uint8_t *) "");
-        if (!t)
-                return -EBADMSG;
-        *ret = t;
-        return 0;
+        r = rt_settings_pack(s, &b, &n);
+        if (r < 0)
+                return r;
+        *ret = tflite__proto__tflite_settings__unpack(NULL, n, b);
+        return *ret ? 0 : -ENOMEM;
 }
 
 /* The string of a length-delimited unknown field `tag`, or NULL. */
@@ -171,27 +189,30 @@ static int unknown_get_string(const ProtobufCMessage *m, uint32_t tag, char **re
         return 0;
 }
 
-int bench_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t *ret) {
+int rt_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t *ret, char *err, size_t err_size) {
         rt_settings_t s;
         _cleanup_free_ char *plugin = NULL, *plugin_settings = NULL;
         int r;
 
         if (!t || !ret)
-                return -EINVAL;
+                return fail(err, err_size, "TFLiteSettings: missing");
         rt_settings_init(&s);
-        r = unknown_get_string(&t->base, BENCH_FIELD_PLUGIN_NAME, &plugin);
-        if (r < 0)
+        r = unknown_get_string(&t->base, RT_SETTINGS_FIELD_PLUGIN_NAME, &plugin);
+        if (r >= 0)
+                r = unknown_get_string(&t->base, RT_SETTINGS_FIELD_PLUGIN_SETTINGS, &plugin_settings);
+        if (r == -ENOMEM)
                 return r;
-        r = unknown_get_string(&t->base, BENCH_FIELD_PLUGIN_SETTINGS, &plugin_settings);
         if (r < 0)
-                return r;
+                return fail(err, err_size, "TFLiteSettings: malformed plugin field");
         if (plugin && plugin[0]) {
                 if (strlen(plugin) >= sizeof(s.delegate_name))
-                        return -EBADMSG;
+                        return fail(err, err_size, "delegate: invalid name '%s'", plugin);
                 s.delegate = RT_DELEGATE_PLUGIN;
                 (void) snprintf(s.delegate_name, sizeof(s.delegate_name), "%s", plugin);
                 s.plugin_settings = TAKE_PTR(plugin_settings);
         } else if (t->has_delegate && t->delegate != TFLITE__PROTO__DELEGATE__NONE) {
+                if ((int) t->delegate < RT_DELEGATE_NONE || (int) t->delegate > RT_DELEGATE_EDGETPU_CORAL)
+                        return fail(err, err_size, "delegate: unknown value %d", (int) t->delegate);
                 s.delegate = (rt_delegate_t) t->delegate;
                 (void) snprintf(s.delegate_name, sizeof(s.delegate_name), "%s", rt_settings_delegate_name(&s));
         }
@@ -205,13 +226,17 @@ int bench_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_setting
                         uint64_t v;
                         size_t used;
 
-                        if (f->tag == BENCH_FIELD_XNNPACK_FLAGS && f->wire_type == PROTOBUF_C_WIRE_TYPE_VARINT &&
+                        if (f->tag == RT_SETTINGS_FIELD_XNNPACK_FLAGS && f->wire_type == PROTOBUF_C_WIRE_TYPE_VARINT &&
                             varint_get(f->data, f->len, &v, &used) == 0)
                                 s.xnnpack_flags = (uint32_t) v;
                 }
         }
         if (t->cpu_settings && t->cpu_settings->has_num_threads)
                 s.cpu_num_threads = t->cpu_settings->num_threads;
+        if (s.cpu_num_threads < -1 || s.xnnpack_num_threads < -1) {
+                rt_settings_done(&s);
+                return fail(err, err_size, "num_threads: negative thread count");
+        }
         if (t->has_max_delegated_partitions)
                 s.max_delegated_partitions = t->max_delegated_partitions;
         if (t->fallback_settings) {
@@ -222,19 +247,21 @@ int bench_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_setting
         return 0;
 }
 
-int bench_settings_from_bytes(const uint8_t *data, size_t size, rt_settings_t *ret) {
-        Tflite__Proto__TFLiteSettings *t = NULL;
+int rt_settings_parse_proto(const void *data, size_t size, rt_settings_t *ret, char *err, size_t err_size) {
+        Tflite__Proto__TFLiteSettings *t;
         int r;
 
-        r = bench_settings_unpack_proto(data, size, &t);
-        if (r < 0)
-                return r;
-        r = bench_settings_from_proto(t, ret);
+        if (!ret || (!data && size))
+                return -EINVAL;
+        t = tflite__proto__tflite_settings__unpack(NULL, size, data ? data : (const void *) "");
+        if (!t)
+                return fail(err, err_size, "TFLiteSettings: malformed protobuf");
+        r = rt_settings_from_proto(t, ret, err, err_size);
         tflite__proto__tflite_settings__free_unpacked(t, NULL);
         return r;
 }
 
-int bench_settings_to_json(const rt_settings_t *s, char **ret) {
+int rt_settings_to_json(const rt_settings_t *s, char **ret) {
         json_object *root, *o;
         char *text;
 
@@ -284,25 +311,22 @@ int bench_settings_to_json(const rt_settings_t *s, char **ret) {
         return 0;
 }
 
-int bench_settings_key(const rt_settings_t *s, char **ret) {
-        _cleanup_free_ uint8_t *b = NULL;
-        size_t n = 0;
-        int r;
+void rt_settings_key(const rt_settings_t *s, char *buf, size_t size) {
+        bool xnn = s->delegate == RT_DELEGATE_XNNPACK;
 
-        r = bench_settings_pack(s, &b, &n);
-        if (r < 0)
-                return r;
-        r = store_settings_key_from_bytes(b, n, ret);
-        return r == -EBADMSG ? -EIO : r;
+        /* Only what changes the compiled result: the reference kernels run on
+         * the calling thread (no thread count) and XNNPACK flags mean
+         * nothing to other delegates. */
+        (void) snprintf(buf, size, "delegate=%s;threads=%d;xnnpack_flags=%u;max_partitions=%d;fallback=%d%d;plugin=%s",
+                        rt_settings_delegate_name(s),
+                        s->delegate == RT_DELEGATE_NONE ? 1 : (int) rt_settings_num_threads(s, -1),
+                        xnn ? (unsigned) s->xnnpack_flags : 0u,
+                        (int) (s->max_delegated_partitions > 0 ? s->max_delegated_partitions : 0),
+                        s->fallback_on_compilation_error, s->fallback_on_execution_error,
+                        s->plugin_settings ? s->plugin_settings : "");
 }
 
-int32_t bench_settings_threads(const rt_settings_t *s) {
-        if (s->delegate == RT_DELEGATE_NONE)
-                return s->cpu_num_threads > 0 ? s->cpu_num_threads : 1;
-        return rt_settings_num_threads(s, 1);
-}
-
-const char *bench_settings_driver(const rt_settings_t *s) {
+const char *rt_settings_driver_name(const rt_settings_t *s) {
         switch (s->delegate) {
         case RT_DELEGATE_NONE:
                 return "reference";
@@ -313,8 +337,8 @@ const char *bench_settings_driver(const rt_settings_t *s) {
         }
 }
 
-void bench_settings_label(const rt_settings_t *s, char *buf, size_t size) {
-        int32_t th = bench_settings_threads(s);
+void rt_settings_label(const rt_settings_t *s, char *buf, size_t size) {
+        int32_t th = rt_settings_num_threads(s, 1);
         int n;
 
         if (size == 0)
@@ -328,7 +352,7 @@ void bench_settings_label(const rt_settings_t *s, char *buf, size_t size) {
                              (s->xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16) ? "/fp16" : "");
                 break;
         default:
-                n = snprintf(buf, size, "%s%s", bench_settings_driver(s),
+                n = snprintf(buf, size, "%s%s", rt_settings_driver_name(s),
                              s->plugin_settings ? s->plugin_settings : "");
                 break;
         }
