@@ -4,6 +4,8 @@
  * model answered on a worker.
  */
 #include "serving-internal.h"
+#include "graph.h"
+#include "resolver.h"
 
 /* ---- ResizeInputs ---- */
 
@@ -130,16 +132,21 @@ int daemon_resize_inputs_handle(daemon_request_t *rq) {
 
 /* ---- GetSupportedOperations ---- */
 
-/* "node 12 (FOO): ..." -> 12, else -1. */
-static int32_t node_from_message(const char *msg) {
-        const char *p = strstr(msg, "node ");
-        char *end;
-        long n;
+/*
+ * Nodes no interpreter can be built with, as data: the resolver's own
+ * per-node answer (rt_graph_check_ops()), one message per unresolved node,
+ * instead of a node number read back out of rt_interp_create()'s message.
+ */
+typedef struct unresolved {
+        char (*reason)[RT_DRIVER_REASON_MAX];
+        int32_t n_nodes;
+} unresolved_t;
 
-        if (!p)
-                return -1;
-        n = strtol(p + 5, &end, 10);
-        return end == p + 5 || n < 0 || n > INT32_MAX ? -1 : (int32_t) n;
+static void unresolved_collect(void *user, int32_t node, const char *message) {
+        unresolved_t *u = user;
+
+        if (node >= 0 && node < u->n_nodes)
+                (void) snprintf(u->reason[node], sizeof(u->reason[node]), "%s", message);
 }
 
 static void ops_run(daemon_job_t *job) {
@@ -150,6 +157,8 @@ static void ops_run(daemon_job_t *job) {
         Acceld__GetSupportedOperationsResponse *out = NULL;
         rt_model_t *m = NULL;
         const rt_model_subgraph_t *sg;
+        unresolved_t unres = { 0 };
+        int n_unresolved = -1; /* not asked yet */
         int r;
 
         if (j->model_fd >= 0)
@@ -196,7 +205,6 @@ static void ops_run(daemon_job_t *job) {
                 rt_interp_options_t *o = rt_interp_options_new();
                 rt_interp_t *it = NULL;
                 char err[512] = "";
-                int32_t bad = -1;
 
                 if (!o)
                         goto oom;
@@ -214,8 +222,19 @@ static void ops_run(daemon_job_t *job) {
                         daemon_models_options_hook(o);
                 r = rt_interp_create(m, o, &it, err, sizeof(err));
                 (void) rt_interp_options_free(o);
-                if (r < 0)
-                        bad = node_from_message(err);
+                if (r < 0 && n_unresolved < 0) {
+                        /* The same for every driver: ask once. Nodes of the
+                         * daemon's own test ops (the options hook) are not
+                         * in the builtin resolver; they only show here when
+                         * the model fails anyway. */
+                        unres.n_nodes = sg->n_ops;
+                        unres.reason = calloc((size_t) sg->n_ops + 1, sizeof(*unres.reason));
+                        if (!unres.reason) {
+                                rt_interp_free(it);
+                                goto oom;
+                        }
+                        n_unresolved = rt_graph_check_ops(m, 0, rt_resolver_builtins(), unresolved_collect, &unres);
+                }
                 for (int32_t i = 0; i < sg->n_ops; i++) {
                         Acceld__DriverSupport *ds = calloc(1, sizeof(*ds));
                         const char *why = "";
@@ -228,7 +247,9 @@ static void ops_run(daemon_job_t *job) {
                         out->nodes[i]->drivers[d] = ds;
                         out->nodes[i]->n_drivers = d + 1;
                         if (r < 0)
-                                why = bad < 0 || bad == i ? err : "";
+                                /* Each unresolved node its own reason; when
+                                 * none is, the failure is the whole model's. */
+                                why = n_unresolved > 0 ? unres.reason[i] : err;
                         else if (!is_reference)
                                 why = rt_interp_unsupported_reason(it, i);
                         ds->driver = strdup(drivers[d]);
@@ -243,6 +264,7 @@ static void ops_run(daemon_job_t *job) {
                 rt_interp_free(it);
         }
         rt_model_free(m);
+        free(unres.reason);
         j->ops = out;
         job->result = 0;
         return;
@@ -251,6 +273,7 @@ oom:
 fail:
         if (out)
                 acceld__get_supported_operations_response__free_unpacked(out, NULL);
+        free(unres.reason);
         rt_model_free(m);
         job->result = r;
 }

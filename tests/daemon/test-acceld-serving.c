@@ -199,6 +199,28 @@ static uint8_t *model_custom(const char *name, size_t *size) {
         return bytes;
 }
 
+/* in -> name1 -> MUL(x, x) -> name2 -> out: two unresolved nodes around a builtin one. */
+static uint8_t *model_two_custom(const char *name1, const char *name2, size_t *size) {
+        tfb_t *b = tfb_new();
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
+        int32_t t1 = tfb_tensor(b, RT_TYPE_FLOAT32, "t1", 2, TFB_DIMS(1, 4));
+        int32_t t2 = tfb_tensor(b, RT_TYPE_FLOAT32, "t2", 2, TFB_DIMS(1, 4));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
+        uint8_t *bytes;
+
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_custom(b, name1, 1), .inputs = TFB_IDS(in), .n_inputs = 1,
+                                    .outputs = TFB_IDS(t1), .n_outputs = 1 });
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = TFB_IDS(t1, t1), .n_inputs = 2,
+                                    .outputs = TFB_IDS(t2), .n_outputs = 1 });
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_custom(b, name2, 1), .inputs = TFB_IDS(t2), .n_inputs = 1,
+                                    .outputs = TFB_IDS(out), .n_outputs = 1 });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        bytes = tfb_finish(b, size);
+        tfb_free(b);
+        ck_assert_ptr_nonnull(bytes);
+        return bytes;
+}
+
 static const char *settings_none = "{\"delegate\": \"NONE\"}";
 
 static Acceld__Response *prepare_bytes(client_t *c, const uint8_t *bytes, size_t size) {
@@ -1172,6 +1194,29 @@ START_TEST(test_libaccel_supported_operations_and_list_models) {
         ck_assert(!ns[0].supported[0]);
         ck_assert_msg(strstr(ns[0].reasons[0], "NoSuchOpXyz") != NULL, "%s", ns[0].reasons[0]);
         accel_node_support_free(ns, n);
+        /* Every unresolved node has its own reason (the node index comes
+         * as data, not out of a message); the builtin between them is not
+         * blamed. */
+        {
+                size_t tsize;
+                uint8_t *tm = model_two_custom("NoSuchOpA", "NoSuchOpB", &tsize);
+                accel_model_t *tmodel = NULL;
+
+                ck_assert_int_eq(accel_model_create(tm, tsize, &tmodel), 0);
+                ck_assert_int_eq(accel_get_supported_operations(c, tmodel, &ns, &n), 0);
+                ck_assert_uint_eq(n, 3);
+                for (size_t k = 0; k < ns[0].n_drivers; k++) {
+                        ck_assert(!ns[0].supported[k]);
+                        ck_assert_msg(strstr(ns[0].reasons[k], "NoSuchOpA") != NULL, "%s", ns[0].reasons[k]);
+                        ck_assert(ns[1].supported[k]);
+                        ck_assert(!ns[2].supported[k]);
+                        ck_assert_msg(strstr(ns[2].reasons[k], "node 2: unresolved custom op 'NoSuchOpB'") != NULL,
+                                      "%s", ns[2].reasons[k]);
+                }
+                accel_node_support_free(ns, n);
+                accel_model_delete(tmodel);
+                free(tm);
+        }
 
         ck_assert_int_eq(accel_list_models(c, &models, &n), 0);
         ck_assert_uint_eq(n, 0);
