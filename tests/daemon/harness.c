@@ -131,9 +131,33 @@ void harness_wait_ready(harness_daemon_t *d, const char *path) {
 }
 
 void harness_up(harness_daemon_t *d) {
+        harness_up_with(d, NULL, false);
+}
+
+void harness_up_with(harness_daemon_t *d, const char *const *args, bool gated) {
+        char gate[400];
+        const char *env[2] = { gate, NULL };
+
         harness_prepare(d);
-        harness_start(d, NULL, NULL, -1);
+        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d->dir);
+        harness_start(d, args, gated ? env : NULL, -1);
         harness_wait_ready(d, d->sock);
+}
+
+void harness_stop(harness_daemon_t *d) {
+        int st = harness_signal_and_wait(d, SIGTERM);
+
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "acceld exit status %d", st);
+}
+
+void harness_resume(harness_daemon_t *d, const char *const *args) {
+        harness_start(d, args, NULL, -1);
+        harness_wait_ready(d, d->sock);
+}
+
+void harness_restart(harness_daemon_t *d, const char *const *args) {
+        harness_stop(d);
+        harness_resume(d, args);
 }
 
 static int wait_timeout(pid_t pid, int ms) {

@@ -43,6 +43,21 @@ void harness_wait_ready(harness_daemon_t *d, const char *path);
 /* Convenience: prepare + start + wait on d->sock. */
 void harness_up(harness_daemon_t *d);
 
+/* The same with `args` (NULL-terminated, may be NULL); `gated` puts
+ * ACCELD_TEST_GATE=<d->dir>/gate into its environment (acceld-test's
+ * AcceldTestGate op blocks while that file is absent). */
+void harness_up_with(harness_daemon_t *d, const char *const *args, bool gated);
+
+/* SIGTERM and wait; fails the test unless acceld exits with status 0. */
+void harness_stop(harness_daemon_t *d);
+
+/* Start a stopped daemon again on the same directory (the state dir
+ * survives) with `args`, and wait until it is ready. */
+void harness_resume(harness_daemon_t *d, const char *const *args);
+
+/* harness_stop() + harness_resume(). */
+void harness_restart(harness_daemon_t *d, const char *const *args);
+
 /* Send `sig` and wait (up to 15 s) for the exit; returns the wait status. */
 int harness_signal_and_wait(harness_daemon_t *d, int sig);
 

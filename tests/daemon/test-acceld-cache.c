@@ -23,13 +23,13 @@
 #include "accel/accel.h"
 #include "cache.h"
 #include "golden.h"
+#include "harness-frames.h"
 #include "harness.h"
 #include "ipc.h"
 #include "storage.h"
 #include "tflite-builder.h"
 
 static harness_daemon_t d;
-static uint64_t next_id = 1;
 
 static const char *settings_none = "{\"delegate\": \"NONE\"}";
 
@@ -42,59 +42,24 @@ static void teardown(void) {
 }
 
 static void restart(void) {
-        int st = harness_signal_and_wait(&d, SIGTERM);
-
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "acceld exit status %d", st);
-        harness_start(&d, NULL, NULL, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_restart(&d, NULL);
 }
 
 static void stop(void) {
-        int st = harness_signal_and_wait(&d, SIGTERM);
-
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "acceld exit status %d", st);
+        harness_stop(&d);
 }
 
 static void start(void) {
-        harness_start(&d, NULL, NULL, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_resume(&d, NULL);
 }
 
-/* ---- frames ---- */
+/* ---- frames (harness-frames.h) ---- */
 
-typedef struct client {
-        int fd;
-        ipc_reader_t r;
-} client_t;
-
-static void client_open(client_t *c) {
-        c->fd = harness_connect(d.sock);
-        ck_assert_int_ge(c->fd, 0);
-        ipc_reader_init(&c->r, 0);
-}
-
-static void client_close(client_t *c) {
-        ipc_reader_done(&c->r);
-        (void) close(c->fd);
-        c->fd = -1;
-}
-
-static Acceld__Response *transact(client_t *c, Acceld__Request *req) {
-        ProtobufCMessage *m = NULL;
-        Acceld__Response *resp;
-
-        req->has_request_id = 1;
-        req->request_id = next_id++;
-        ck_assert_int_eq(ipc_send(c->fd, &req->base, NULL, 0), 0);
-        ck_assert_int_eq(ipc_recv(c->fd, &c->r, &acceld__response__descriptor, &m), 0);
-        resp = (Acceld__Response *) m;
-        ck_assert_uint_eq(resp->request_id, req->request_id);
-        return resp;
-}
-
-static void resp_free(Acceld__Response *r) {
-        acceld__response__free_unpacked(r, NULL);
-}
+typedef harness_client_t client_t;
+#define client_open(c) harness_client_open((c), d.sock)
+#define client_close harness_client_close
+#define transact(c, req) harness_transact((c), (req), NULL, 0)
+#define resp_free harness_resp_free
 
 /* PrepareModel with `model` (NULL: none) and `token` (NULL: none). */
 static Acceld__Response *prepare(client_t *c, const void *model, size_t size, const char *token,

@@ -27,12 +27,12 @@
 #include "accel/accel.h"
 #include "acceleration.pb-c.h"
 #include "golden.h"
+#include "harness-frames.h"
 #include "harness.h"
 #include "ipc.h"
 #include "tflite-builder.h"
 
 static harness_daemon_t d;
-static uint64_t next_id = 1;
 
 static void setup(void) {
         harness_up(&d);
@@ -40,35 +40,19 @@ static void setup(void) {
 
 static void setup_one_worker(void) {
         static const char *const args[] = { "--worker-threads", "1", NULL };
-        char gate[400];
-        const char *env[2] = { gate, NULL };
 
-        harness_prepare(&d);
-        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
-        harness_start(&d, args, env, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_up_with(&d, args, true);
 }
 
 static void setup_limits(void) {
         static const char *const args[] = { "--max-models-per-uid", "1", "--max-registered-bytes-per-uid", "8192",
                                             "--max-queued-per-uid", "1", "--worker-threads", "1", NULL };
-        char gate[400];
-        const char *env[2] = { gate, NULL };
 
-        harness_prepare(&d);
-        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
-        harness_start(&d, args, env, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_up_with(&d, args, true);
 }
 
 static void start_gated(const char *const *args) {
-        char gate[400];
-        const char *env[2] = { gate, NULL };
-
-        harness_prepare(&d);
-        (void) snprintf(gate, sizeof(gate), "ACCELD_TEST_GATE=%s/gate", d.dir);
-        harness_start(&d, args, env, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_up_with(&d, args, true);
 }
 
 static void setup_two_workers(void) {
@@ -95,69 +79,22 @@ static void setup_two_workers_default(void) {
 static void setup_small_frames(void) {
         static const char *const args[] = { "--max-model-bytes", "1024", "--max-frame-bytes", "65536", NULL };
 
-        harness_prepare(&d);
-        harness_start(&d, args, NULL, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_up_with(&d, args, false);
 }
 
 static void teardown(void) {
         harness_cleanup(&d);
 }
 
-static int conn(void) {
-        int fd = harness_connect(d.sock);
+/* ---- frames (harness-frames.h) ---- */
 
-        ck_assert_int_ge(fd, 0);
-        return fd;
-}
-
-/* ---- frames ---- */
-
-typedef struct client {
-        int fd;
-        ipc_reader_t r;
-} client_t;
-
-static void client_open(client_t *c) {
-        c->fd = conn();
-        ipc_reader_init(&c->r, 0);
-}
-
-static void client_close(client_t *c) {
-        ipc_reader_done(&c->r);
-        (void) close(c->fd);
-        c->fd = -1;
-}
-
-static uint64_t send_req(client_t *c, Acceld__Request *req, const int *fds, size_t n_fds) {
-        req->has_request_id = 1;
-        req->request_id = next_id++;
-        if (n_fds) {
-                req->has_num_fds = 1;
-                req->num_fds = (uint32_t) n_fds;
-        }
-        ck_assert_int_eq(ipc_send(c->fd, &req->base, fds, n_fds), 0);
-        return req->request_id;
-}
-
-static Acceld__Response *recv_resp(client_t *c) {
-        ProtobufCMessage *m = NULL;
-
-        ck_assert_int_eq(ipc_recv(c->fd, &c->r, &acceld__response__descriptor, &m), 0);
-        return (Acceld__Response *) m;
-}
-
-static Acceld__Response *transact(client_t *c, Acceld__Request *req, const int *fds, size_t n_fds) {
-        uint64_t id = send_req(c, req, fds, n_fds);
-        Acceld__Response *resp = recv_resp(c);
-
-        ck_assert_uint_eq(resp->request_id, id);
-        return resp;
-}
-
-static void resp_free(Acceld__Response *r) {
-        acceld__response__free_unpacked(r, NULL);
-}
+typedef harness_client_t client_t;
+#define client_open(c) harness_client_open((c), d.sock)
+#define client_close harness_client_close
+#define send_req harness_send
+#define recv_resp harness_recv
+#define resp_free harness_resp_free
+#define transact harness_transact
 
 /* ---- models ---- */
 

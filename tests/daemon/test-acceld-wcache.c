@@ -29,13 +29,11 @@ static void teardown(void) {
 }
 
 static void start(const char *const *args) {
-        harness_start(&d, args, NULL, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_resume(&d, args);
 }
 
 static void setup(void) {
-        harness_prepare(&d);
-        start(NULL);
+        harness_up(&d);
 }
 
 /* out = FC(in [1,16], DEQUANTIZE(w [32,16] float16)): 32 outputs. */
@@ -104,8 +102,7 @@ static struct accel_weights_cache_status status(void) {
 }
 
 static void restart(const char *const *args) {
-        ck_assert_int_eq(harness_signal_and_wait(&d, SIGTERM), 0);
-        start(args);
+        harness_restart(&d, args);
 }
 
 #define XNN1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"

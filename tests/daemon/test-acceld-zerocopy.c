@@ -19,6 +19,7 @@
 
 #include "accel/accel.h"
 #include "golden.h"
+#include "harness-frames.h"
 #include "harness.h"
 #include "ipc.h"
 #include "service.pb-c.h"
@@ -28,11 +29,9 @@
 #define REGION (4u << 20)
 
 static harness_daemon_t d;
-static uint64_t next_id = 1;
 
 typedef struct client {
-        int fd;
-        ipc_reader_t r;
+        harness_client_t h; /* the connection (harness-frames.h) */
         int bfd;            /* its tensor buffer: a sealed memfd of REGION bytes */
         uint8_t *map;
         uint64_t buffer;
@@ -53,9 +52,7 @@ static void setup(void) {
 static void setup_concurrent(void) {
         static const char *const args[] = { "--worker-threads", "2", "--instance-concurrency", "2", NULL };
 
-        harness_prepare(&d);
-        harness_start(&d, args, NULL, -1);
-        harness_wait_ready(&d, d.sock);
+        harness_up_with(&d, args, false);
 }
 
 static void teardown(void) {
@@ -97,34 +94,18 @@ static void golden_check(const golden_t *gd, const void *got) {
 /* ---- frames ---- */
 
 static uint64_t send_req(client_t *c, Acceld__Request *req, const int *fds, size_t n_fds) {
-        req->has_request_id = 1;
-        req->request_id = next_id++;
-        if (n_fds) {
-                req->has_num_fds = 1;
-                req->num_fds = (uint32_t) n_fds;
-        }
-        ck_assert_int_eq(ipc_send(c->fd, &req->base, fds, n_fds), 0);
-        return req->request_id;
+        return harness_send(&c->h, req, fds, n_fds);
 }
 
 static Acceld__Response *recv_resp(client_t *c) {
-        ProtobufCMessage *m = NULL;
-
-        ck_assert_int_eq(ipc_recv(c->fd, &c->r, &acceld__response__descriptor, &m), 0);
-        return (Acceld__Response *) m;
+        return harness_recv(&c->h);
 }
 
 static Acceld__Response *transact(client_t *c, Acceld__Request *req, const int *fds, size_t n_fds) {
-        uint64_t id = send_req(c, req, fds, n_fds);
-        Acceld__Response *resp = recv_resp(c);
-
-        ck_assert_uint_eq(resp->request_id, id);
-        return resp;
+        return harness_transact(&c->h, req, fds, n_fds);
 }
 
-static void resp_free(Acceld__Response *r) {
-        acceld__response__free_unpacked(r, NULL);
-}
+#define resp_free harness_resp_free
 
 /* Connect and register a sealed REGION-byte memfd. */
 static void client_open(client_t *c) {
@@ -132,9 +113,7 @@ static void client_open(client_t *c) {
         Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
         Acceld__Response *r;
 
-        c->fd = harness_connect(d.sock);
-        ck_assert_int_ge(c->fd, 0);
-        ipc_reader_init(&c->r, 0);
+        harness_client_open(&c->h, d.sock);
         c->bfd = memfd_create("test-zerocopy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         ck_assert_int_ge(c->bfd, 0);
         ck_assert_int_eq(ftruncate(c->bfd, REGION), 0);
@@ -152,8 +131,7 @@ static void client_open(client_t *c) {
 }
 
 static void client_close(client_t *c) {
-        ipc_reader_done(&c->r);
-        (void) close(c->fd);
+        harness_client_close(&c->h);
         (void) munmap(c->map, REGION);
         (void) close(c->bfd);
 }
