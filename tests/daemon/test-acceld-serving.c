@@ -2032,6 +2032,26 @@ START_TEST(test_serving_compute_settings) {
         r = transact(&c, &req, NULL, 0);
         ck_assert_int_eq(r->status, ACCELD__STATUS__INVALID_ARGUMENT);
         resp_free(r);
+        /* A plugin named in extension field 1000 is the delegate here as it
+         * is for RunBenchmark (one converter): asked for, not ignored. */
+        {
+                static uint8_t name[] = "\x0cnosuchplugin";
+                ProtobufCMessageUnknownField u = {
+                        .tag = 1000, .wire_type = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED,
+                        .len = sizeof(name) - 1, .data = name,
+                };
+
+                cpu.num_threads = 1;
+                ts.has_delegate = 0;
+                ts.base.n_unknown_fields = 1;
+                ts.base.unknown_fields = &u;
+                r = transact(&c, &req, NULL, 0);
+                ck_assert_int_ne(r->status, ACCELD__STATUS__NONE);
+                ck_assert_msg(strstr(r->message, "nosuchplugin") != NULL, "%s", r->message);
+                resp_free(r);
+                ts.base.n_unknown_fields = 0;
+                ts.base.unknown_fields = NULL;
+        }
         client_close(&c);
         free(m);
 }
