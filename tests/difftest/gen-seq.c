@@ -1,7 +1,220 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Case generators for recurrent, sequence, 3-D convolution and FFT builtins (LSTM/RNN family, SVDF, CONV_3D, RFFT2D, EMBEDDING_LOOKUP, ...). */
+/* Case generators for recurrent, sequence, 3-D convolution and FFT builtins
+ * (LSTM/RNN family, SVDF, CONV_3D, RFFT2D, EMBEDDING_LOOKUP, ...) and the
+ * int16x8 convolutions. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dt.h"
 
-/* No generator yet: the table keeps one unused slot so the array is not empty. */
-const dt_gen_t dt_gens_seq[1];
-const size_t dt_gens_seq_n = 0;
+#define F RT_TYPE_FLOAT32
+#define I8 RT_TYPE_INT8
+#define U8 RT_TYPE_UINT8
+#define I16 RT_TYPE_INT16
+#define I32 RT_TYPE_INT32
+#define I64 RT_TYPE_INT64
+
+static int op_end(dt_case_t *c, int32_t code, int32_t version, const int32_t *in, int32_t n_in, const int32_t *out,
+                  int32_t n_out, uint8_t ot, const tfb_option_t *o, size_t n_o) {
+        return dt_op(c, code, version, in, n_in, out, n_out, ot, o, n_o) < 0 ? -ENOMEM : 0;
+}
+
+/* Float inputs going into dot products: finite (TFLite's clamps and
+ * activations order NaN handling differently per kernel). */
+static const dt_fill_t fin_fill = { .lo = -1, .hi = 1, .finite_max = 1e6 };
+
+/* A float constant in [lo, hi]. */
+static int32_t fconst(dt_case_t *c, dt_rng_t *r, int32_t rank, const int32_t *shape, double lo, double hi) {
+        dt_fill_t f = { .lo = lo, .hi = hi };
+        return dt_const(c, r, F, rank, shape, 0, 0, &f);
+}
+
+/* ---- CONV_3D, CONV_3D_TRANSPOSE ---- */
+
+static int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t dil, bool same) {
+        int32_t eff = (k - 1) * dil + 1;
+        if (!same && in < eff)
+                return 0;
+        return same ? (in + stride - 1) / stride : (in - eff) / stride + 1;
+}
+
+static int gen_conv3d_like(dt_case_t *c, dt_rng_t *r, bool transpose) {
+        c->type_name = "float32";
+        int32_t n = (int32_t) dt_int(r, 1, 2), cin = (int32_t) dt_int(r, 1, 4), cout = (int32_t) dt_int(r, 1, 4);
+        int32_t sp[3], k[3], s[3], d[3], o[3];
+        bool same = dt_chance(r, 0.5);
+        bool dil = dt_chance(r, 0.25);
+        for (int i = 0; i < 3; i++) {
+                sp[i] = (int32_t) dt_int(r, 1, 6);
+                k[i] = (int32_t) dt_int(r, 1, 3);
+                s[i] = (int32_t) dt_int(r, 1, 2);
+                d[i] = dil && dt_chance(r, 0.5) ? 2 : 1;
+                o[i] = out_size(sp[i], k[i], s[i], d[i], same);
+                if (o[i] < 1)
+                        return -ENOTSUP;
+        }
+        int32_t act = dt_act(r);
+        bool with_bias = dt_chance(r, 0.7);
+        int32_t terms = k[0] * k[1] * k[2] * cin;
+        c->accum = terms + 1;
+        /* Forward conv: sp -> o. Transpose: input o, output sp. */
+        int32_t x, w, b = -1, y, shape = -1;
+        if (!transpose) {
+                x = dt_input(c, r, F, 5, TFB_DIMS(n, sp[0], sp[1], sp[2], cin), 0, 0, &fin_fill);
+                w = fconst(c, r, 5, TFB_DIMS(k[0], k[1], k[2], cin, cout), -1, 1);
+                if (with_bias)
+                        b = fconst(c, r, 1, TFB_DIMS(cout), -1, 1);
+                y = dt_output(c, F, 5, TFB_DIMS(n, o[0], o[1], o[2], cout), 0, 0);
+        } else {
+                int32_t os[5] = { n, sp[0], sp[1], sp[2], cout };
+                bool shape_in = dt_chance(r, 0.2);
+                if (shape_in) {
+                        dt_fill_t sf = { 0 };
+                        shape = dt_input(c, r, I32, 1, TFB_DIMS(5), 0, 0, &sf);
+                        if (shape >= 0)
+                                memcpy(c->in[c->n_in - 1].data, os, sizeof(os));
+                } else {
+                        shape = dt_const_data(c, I32, 1, TFB_DIMS(5), os, 0, 0);
+                }
+                w = fconst(c, r, 5, TFB_DIMS(k[0], k[1], k[2], cout, cin), -1, 1);
+                x = dt_input(c, r, F, 5, TFB_DIMS(n, o[0], o[1], o[2], cin), 0, 0, &fin_fill);
+                if (with_bias)
+                        b = fconst(c, r, 1, TFB_DIMS(cout), -1, 1);
+                y = dt_output(c, F, 5, os, 0, 0);
+                c->accum = k[0] * k[1] * k[2] * cin + 1;
+        }
+        if (x < 0 || w < 0 || y < 0 || (transpose && shape < 0))
+                return -ENOMEM;
+        dt_desc(c, "in=%dx%dx%dx%dx%d k=%dx%dx%d out_c=%d stride=%d,%d,%d dil=%d,%d,%d %s act=%s bias=%d%s", n,
+                sp[0], sp[1], sp[2], cin, k[0], k[1], k[2], cout, s[0], s[1], s[2], d[0], d[1], d[2],
+                same ? "SAME" : "VALID", dt_act_name(act), with_bias, c->edges ? " edges" : "");
+        /* Conv3DOptions: padding, stride_d, stride_w, stride_h, act,
+         * dilation_d, dilation_w, dilation_h. */
+        tfb_option_t opts[] = { TFB_OPT_I8(0, same ? RT_PADDING_SAME : RT_PADDING_VALID), TFB_OPT_I32(1, s[0]),
+                                TFB_OPT_I32(2, s[2]), TFB_OPT_I32(3, s[1]), TFB_OPT_I8(4, act),
+                                TFB_OPT_I32(5, d[0]), TFB_OPT_I32(6, d[2]), TFB_OPT_I32(7, d[1]) };
+        if (!transpose)
+                return op_end(c, RT_BUILTIN_CONV_3D, 1, TFB_IDS(x, w, b), with_bias ? 3 : 2, TFB_IDS(y), 1,
+                              RT_OPTIONS_CONV_3D, opts, 8);
+        return op_end(c, RT_BUILTIN_CONV_3D_TRANSPOSE, 1, TFB_IDS(shape, w, x, b), with_bias ? 4 : 3, TFB_IDS(y), 1,
+                      RT_OPTIONS_CONV_3D, opts, 8);
+}
+
+static int gen_conv3d(dt_case_t *c, dt_rng_t *r) {
+        return gen_conv3d_like(c, r, false);
+}
+
+static int gen_conv3d_transpose(dt_case_t *c, dt_rng_t *r) {
+        return gen_conv3d_like(c, r, true);
+}
+
+/* ---- EMBEDDING_LOOKUP ---- */
+
+static int gen_embedding_lookup(dt_case_t *c, dt_rng_t *r) {
+        /* float32 rows; int8/uint8 rows copied; int8/uint8 rows dequantized
+         * to float32 (hybrid: value * scale, zero point ignored). */
+        int kind = (int) dt_int(r, 0, 4);
+        rt_type_t vt = kind == 0 ? F : kind == 1 || kind == 3 ? I8 : U8;
+        rt_type_t ot = kind >= 3 || kind == 0 ? F : vt;
+        if (kind == 4)
+                vt = U8;
+        int32_t rows = (int32_t) dt_int(r, 1, 8), vrank = (int32_t) dt_int(r, 2, 4);
+        int32_t vs[4] = { rows };
+        for (int32_t i = 1; i < vrank; i++)
+                vs[i] = (int32_t) dt_int(r, 1, 4);
+        int32_t nl = (int32_t) dt_int(r, 1, 6);
+        float scale = vt == F ? 0 : dt_scale(r, 1e-3, 2);
+        int32_t zp = vt == F ? 0 : dt_zero_point(r, vt);
+        c->type_name = vt == F ? "float32" : ot == F ? (vt == I8 ? "int8->float32 (hybrid)" : "uint8->float32 (hybrid)")
+                                                   : dt_type_name(vt);
+        dt_fill_t lf = { .ilo = 0, .ihi = rows - 1 };
+        if (dt_chance(r, 0.05))
+                lf.ihi = rows; /* out of range: TFLite refuses at invoke */
+        int32_t l = dt_input(c, r, I32, 1, TFB_DIMS(nl), 0, 0, &lf);
+        int32_t v = dt_chance(r, 0.3) ? dt_input(c, r, vt, vrank, vs, scale, zp, NULL)
+                                      : dt_const(c, r, vt, vrank, vs, scale, zp, NULL);
+        int32_t os[4] = { nl };
+        for (int32_t i = 1; i < vrank; i++)
+                os[i] = vs[i];
+        int32_t y = dt_output(c, ot, vrank, os, ot == F ? 0 : scale, ot == F ? 0 : zp);
+        if (l < 0 || v < 0 || y < 0)
+                return -ENOMEM;
+        dt_desc(c, "value=%s rank=%d rows=%d lookups=%d out=%s scale=%g zp=%d%s", dt_type_name(vt), vrank, rows, nl,
+                dt_type_name(ot), scale, zp, c->edges ? " edges" : "");
+        return op_end(c, RT_BUILTIN_EMBEDDING_LOOKUP, 1, TFB_IDS(l, v), 2, TFB_IDS(y), 1, 0, NULL, 0);
+}
+
+/* ---- RFFT2D and the complex64 ops behind it ---- */
+
+/* RFFT2D of a float input, then `n_tail` of REAL / IMAG / COMPLEX_ABS. */
+static int gen_fft_chain(dt_case_t *c, dt_rng_t *r, const int32_t *tail, int n_tail) {
+        c->type_name = "float32 (via RFFT2D)";
+        int32_t rank = (int32_t) dt_int(r, 2, 4), s[4];
+        for (int32_t i = 0; i < rank - 2; i++)
+                s[i] = (int32_t) dt_int(r, 1, 3);
+        s[rank - 2] = (int32_t) dt_int(r, 1, 9);
+        s[rank - 1] = (int32_t) dt_int(r, 1, 9);
+        int32_t fl[2];
+        for (int i = 0; i < 2; i++)
+                fl[i] = (int32_t) DT_PICK(r, 1, 2, 2, 4, 4, 8, 8, 16, 3);
+        int32_t os[4];
+        memcpy(os, s, sizeof(os));
+        os[rank - 2] = fl[0];
+        os[rank - 1] = fl[1] / 2 + 1;
+        bool len_in = dt_chance(r, 0.15);
+        int32_t x = dt_input(c, r, F, rank, s, 0, 0, NULL);
+        int32_t len;
+        if (len_in) {
+                dt_fill_t lf = { 0 };
+                len = dt_input(c, r, I32, 1, TFB_DIMS(2), 0, 0, &lf);
+                if (len >= 0)
+                        memcpy(c->in[c->n_in - 1].data, fl, sizeof(fl));
+        } else {
+                len = dt_const_data(c, I32, 1, TFB_DIMS(2), fl, 0, 0);
+        }
+        int32_t z = dt_tensor(c, RT_TYPE_COMPLEX64, rank, os, 0, 0);
+        if (x < 0 || len < 0 || z < 0)
+                return -ENOMEM;
+        c->accum = fl[0] * fl[1];
+        dt_desc(c, "in=%dD %dx%d fft=%dx%d len_input=%d%s", rank, s[rank - 2], s[rank - 1], fl[0], fl[1], len_in,
+                c->edges ? " edges" : "");
+        if (dt_op(c, RT_BUILTIN_RFFT2D, 1, TFB_IDS(x, len), 2, TFB_IDS(z), 1, RT_OPTIONS_RFFT2D, NULL, 0) < 0)
+                return -ENOMEM;
+        for (int i = 0; i < n_tail; i++) {
+                int32_t y = dt_output(c, F, rank, os, 0, 0);
+                if (y < 0)
+                        return -ENOMEM;
+                if (dt_op(c, tail[i], 1, TFB_IDS(z), 1, TFB_IDS(y), 1, 0, NULL, 0) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int gen_rfft2d(dt_case_t *c, dt_rng_t *r) {
+        return gen_fft_chain(c, r, TFB_IDS(RT_BUILTIN_REAL, RT_BUILTIN_IMAG), 2);
+}
+
+static int gen_real(dt_case_t *c, dt_rng_t *r) {
+        return gen_fft_chain(c, r, TFB_IDS(RT_BUILTIN_REAL), 1);
+}
+
+static int gen_imag(dt_case_t *c, dt_rng_t *r) {
+        return gen_fft_chain(c, r, TFB_IDS(RT_BUILTIN_IMAG), 1);
+}
+
+static int gen_complex_abs(dt_case_t *c, dt_rng_t *r) {
+        return gen_fft_chain(c, r, TFB_IDS(RT_BUILTIN_COMPLEX_ABS), 1);
+}
+
+const dt_gen_t dt_gens_seq[] = {
+        { "CONV_3D", gen_conv3d, 3 },
+        { "CONV_3D_TRANSPOSE", gen_conv3d_transpose, 3 },
+        { "EMBEDDING_LOOKUP", gen_embedding_lookup, 2 },
+        { "RFFT2D", gen_rfft2d, 2 },
+        { "REAL", gen_real, 1 },
+        { "IMAG", gen_imag, 1 },
+        { "COMPLEX_ABS", gen_complex_abs, 1 },
+};
+const size_t dt_gens_seq_n = sizeof(dt_gens_seq) / sizeof(dt_gens_seq[0]);
