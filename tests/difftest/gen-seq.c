@@ -208,6 +208,184 @@ static int gen_complex_abs(dt_case_t *c, dt_rng_t *r) {
         return gen_fft_chain(c, r, TFB_IDS(RT_BUILTIN_COMPLEX_ABS), 1);
 }
 
+/* ---- shared pieces of the recurrent ops ---- */
+
+/* A variable (state) tensor, zero at AllocateTensors in both runtimes. */
+static int32_t var_tensor(dt_case_t *c, rt_type_t t, int32_t rank, const int32_t *shape, float scale, int32_t zp) {
+        int64_t zp64 = zp;
+        return tfb_tensor_add(c->b, &(tfb_tensor_t) {
+                .type = t,
+                .rank = rank,
+                .shape = shape,
+                .n_quant = scale > 0 ? 1 : 0,
+                .scale = &scale,
+                .zero_point = &zp64,
+                .is_variable = true,
+        });
+}
+
+/* Weights: float in [-1, 1], or (hybrid) int8 / uint8 with a per-tensor
+ * scale; int8 without -128 (symmetric, as TFLite's converter writes them). */
+static int32_t weights(dt_case_t *c, dt_rng_t *r, rt_type_t wt, int32_t rank, const int32_t *shape) {
+        if (wt == F)
+                return fconst(c, r, rank, shape, -1, 1);
+        int64_t n = dt_count(rank, shape);
+        int8_t *d = malloc((size_t) n + 1);
+        if (!d)
+                return -ENOMEM;
+        dt_fill_data(r, wt, d, n, NULL, false, 0);
+        for (int64_t i = 0; wt == I8 && i < n; i++)
+                if (d[i] == -128)
+                        d[i] = -127;
+        int32_t t = dt_const_data(c, wt, rank, shape, d, dt_scale(r, 1e-3, 2e-2), wt == U8 ? 128 : 0);
+        free(d);
+        return t;
+}
+
+/* Float activations for a recurrent op: mostly moderate, edges finite. */
+static const dt_fill_t seq_fill = { .lo = -2, .hi = 2, .finite_max = 1e4 };
+
+static rt_type_t seq_weight_type(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t wt = dt_chance(r, 0.45) ? I8 : F;
+        if (wt == I8 && dt_chance(r, 0.1))
+                wt = U8;
+        c->type_name = wt == F ? "float32" : wt == I8 ? "hybrid (int8 weights)" : "hybrid (uint8 weights)";
+        return wt;
+}
+
+/* The activations the recurrent kernels take (TFLite: NONE, RELU, RELU_N1_TO_1,
+ * RELU6, TANH, SIGN_BIT all parse; the kernels apply them elementwise). */
+static int32_t seq_act(dt_rng_t *r) {
+        return (int32_t) DT_PICK(r, RT_ACT_TANH, RT_ACT_TANH, RT_ACT_NONE, RT_ACT_RELU, RT_ACT_RELU6,
+                                 RT_ACT_RELU_N1_TO_1, RT_ACT_SIGN_BIT);
+}
+
+/* ---- RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN ---- */
+
+typedef struct rnn_w {
+        int32_t w, rw, b, h;
+} rnn_w_t;
+
+static int rnn_weights(dt_case_t *c, dt_rng_t *r, rt_type_t wt, int32_t batch, int32_t in, int32_t units,
+                       rnn_w_t *ret) {
+        ret->w = weights(c, r, wt, 2, TFB_DIMS(units, in));
+        ret->rw = weights(c, r, wt, 2, TFB_DIMS(units, units));
+        ret->b = fconst(c, r, 1, TFB_DIMS(units), -1, 1);
+        ret->h = var_tensor(c, F, 2, TFB_DIMS(batch, units), 0, 0);
+        return ret->w < 0 || ret->rw < 0 || ret->b < 0 || ret->h < 0 ? -ENOMEM : 0;
+}
+
+/* kind 0: RNN, 1: UNIDIRECTIONAL_SEQUENCE_RNN, 2: BIDIRECTIONAL_SEQUENCE_RNN. */
+static int gen_rnn_like(dt_case_t *c, dt_rng_t *r, int kind) {
+        rt_type_t wt = seq_weight_type(c, r);
+        int32_t batch = (int32_t) dt_int(r, 1, 3), in = (int32_t) dt_int(r, 1, 8), units = (int32_t) dt_int(r, 1, 8);
+        int32_t steps = kind == 0 ? 1 : (int32_t) dt_int(r, 1, 5);
+        bool time_major = kind > 0 && dt_chance(r, 0.5), merge = kind == 2 && dt_chance(r, 0.5);
+        bool asym = wt != F && dt_chance(r, 0.5);
+        int32_t act = seq_act(r);
+        c->accum = (in + units) * steps + 1;
+        int32_t xs[3], rank = kind == 0 ? 2 : 3;
+        if (kind == 0) {
+                xs[0] = batch, xs[1] = in;
+        } else if (time_major) {
+                xs[0] = steps, xs[1] = batch, xs[2] = in;
+        } else {
+                xs[0] = batch, xs[1] = steps, xs[2] = in;
+        }
+        int32_t x = dt_input(c, r, F, rank, xs, 0, 0, &seq_fill);
+        rnn_w_t fw, bw;
+        if (x < 0 || rnn_weights(c, r, wt, batch, in, units, &fw) < 0)
+                return -ENOMEM;
+        if (kind == 2 && rnn_weights(c, r, wt, batch, in, units, &bw) < 0)
+                return -ENOMEM;
+        int32_t os[3];
+        memcpy(os, xs, sizeof(os));
+        os[rank - 1] = merge ? 2 * units : units;
+        int32_t y = dt_output(c, F, rank, os, 0, 0), y2 = -1;
+        if (kind == 2 && !merge)
+                y2 = dt_output(c, F, rank, os, 0, 0);
+        if (y < 0 || (kind == 2 && !merge && y2 < 0))
+                return -ENOMEM;
+        dt_desc(c, "w=%s batch=%d in=%d units=%d steps=%d time_major=%d merge=%d asym=%d act=%s%s",
+                dt_type_name(wt), batch, in, units, steps, time_major, merge, asym, dt_act_name(act),
+                c->edges ? " edges" : "");
+        if (kind == 0) {
+                tfb_option_t o[] = { TFB_OPT_I8(0, act), TFB_OPT_BOOL(1, asym) };
+                return op_end(c, RT_BUILTIN_RNN, wt == F ? 1 : 3, TFB_IDS(x, fw.w, fw.rw, fw.b, fw.h), 5, TFB_IDS(y),
+                              1, RT_OPTIONS_RNN, o, 2);
+        }
+        if (kind == 1) {
+                tfb_option_t o[] = { TFB_OPT_BOOL(0, time_major), TFB_OPT_I8(1, act), TFB_OPT_BOOL(2, asym) };
+                return op_end(c, RT_BUILTIN_UNIDIRECTIONAL_SEQUENCE_RNN, wt == F ? 1 : 3,
+                              TFB_IDS(x, fw.w, fw.rw, fw.b, fw.h), 5, TFB_IDS(y), 1, RT_OPTIONS_SEQUENCE_RNN, o, 3);
+        }
+        tfb_option_t o[] = { TFB_OPT_BOOL(0, time_major), TFB_OPT_I8(1, act), TFB_OPT_BOOL(2, merge),
+                             TFB_OPT_BOOL(3, asym) };
+        return op_end(c, RT_BUILTIN_BIDIRECTIONAL_SEQUENCE_RNN, wt == F ? 1 : 3,
+                      TFB_IDS(x, fw.w, fw.rw, fw.b, fw.h, bw.w, bw.rw, bw.b, bw.h, -1, -1, -1), 12, TFB_IDS(y, y2),
+                      merge ? 1 : 2, RT_OPTIONS_BIDIRECTIONAL_SEQUENCE_RNN, o, 4);
+}
+
+static int gen_rnn(dt_case_t *c, dt_rng_t *r) {
+        return gen_rnn_like(c, r, 0);
+}
+
+static int gen_uni_rnn(dt_case_t *c, dt_rng_t *r) {
+        return gen_rnn_like(c, r, 1);
+}
+
+static int gen_bi_rnn(dt_case_t *c, dt_rng_t *r) {
+        return gen_rnn_like(c, r, 2);
+}
+
+/* ---- SVDF ---- */
+
+static int gen_svdf(dt_case_t *c, dt_rng_t *r) {
+        int kind = (int) DT_PICK(r, 0, 0, 1, 1, 2); /* float, hybrid, int8 */
+        rt_type_t wt = kind == 0 ? F : I8;
+        if (kind == 1 && dt_chance(r, 0.1))
+                wt = U8;
+        c->type_name = kind == 0 ? "float32" : kind == 2 ? "int8" : wt == I8 ? "hybrid (int8 weights)"
+                                                                                : "hybrid (uint8 weights)";
+        int32_t batch = (int32_t) dt_int(r, 1, 3), in = (int32_t) dt_int(r, 1, 8);
+        int32_t rank = (int32_t) dt_int(r, 1, 3), units = (int32_t) dt_int(r, 1, 4);
+        int32_t filters = rank * units, mem = (int32_t) dt_int(r, 1, 5);
+        bool asym = kind == 1 && dt_chance(r, 0.5), with_bias = dt_chance(r, 0.7);
+        int32_t act = kind == 2 ? RT_ACT_RELU : dt_act(r);
+        c->accum = in + mem * rank + 1;
+        int32_t x, wf, wtime, b = -1, st, y;
+        if (kind < 2) {
+                x = dt_input(c, r, F, 2, TFB_DIMS(batch, in), 0, 0, &seq_fill);
+                wf = weights(c, r, wt, 2, TFB_DIMS(filters, in));
+                wtime = weights(c, r, wt, 2, TFB_DIMS(filters, mem));
+                if (with_bias)
+                        b = fconst(c, r, 1, TFB_DIMS(units), -1, 1);
+                st = var_tensor(c, F, 2, TFB_DIMS(batch, mem * filters), 0, 0);
+                y = dt_output(c, F, 2, TFB_DIMS(batch, units), 0, 0);
+        } else {
+                float si = dt_scale(r, 1e-3, 0.1), swf = dt_scale(r, 1e-3, 2e-2), swt = dt_scale(r, 1e-5, 1e-3);
+                float ss = dt_scale(r, 1e-4, 1e-2), so = dt_scale(r, 1e-3, 0.1);
+                int32_t zi = dt_zero_point(r, I8), zo = dt_zero_point(r, I8);
+                x = dt_input(c, r, I8, 2, TFB_DIMS(batch, in), si, zi, NULL);
+                wf = dt_const(c, r, I8, 2, TFB_DIMS(filters, in), swf, 0, NULL);
+                wtime = dt_const(c, r, I16, 2, TFB_DIMS(filters, mem), swt, 0, NULL);
+                if (with_bias) {
+                        dt_fill_t bf = { .ilo = -30000, .ihi = 30000 };
+                        b = dt_const(c, r, I32, 1, TFB_DIMS(units), ss * swt, 0, &bf);
+                }
+                st = var_tensor(c, I16, 2, TFB_DIMS(batch, mem * filters), ss, 0);
+                y = dt_output(c, I8, 2, TFB_DIMS(batch, units), so, zo);
+                dt_desc(c, "si=%g zi=%d swf=%g swt=%g ss=%g so=%g zo=%d", si, zi, swf, swt, ss, so, zo);
+        }
+        if (x < 0 || wf < 0 || wtime < 0 || st < 0 || y < 0 || (with_bias && b < 0))
+                return -ENOMEM;
+        dt_desc(c, "type=%s batch=%d in=%d rank=%d units=%d memory=%d bias=%d asym=%d act=%s%s", c->type_name, batch,
+                in, rank, units, mem, with_bias, asym, dt_act_name(act), c->edges ? " edges" : "");
+        tfb_option_t o[] = { TFB_OPT_I32(0, rank), TFB_OPT_I8(1, act), TFB_OPT_BOOL(2, asym) };
+        return op_end(c, RT_BUILTIN_SVDF, kind == 0 ? 1 : kind == 1 ? 4 : 3, TFB_IDS(x, wf, wtime, b, st), 5,
+                      TFB_IDS(y), 1, RT_OPTIONS_SVDF, o, 3);
+}
+
 const dt_gen_t dt_gens_seq[] = {
         { "CONV_3D", gen_conv3d, 3 },
         { "CONV_3D_TRANSPOSE", gen_conv3d_transpose, 3 },
@@ -216,5 +394,9 @@ const dt_gen_t dt_gens_seq[] = {
         { "REAL", gen_real, 1 },
         { "IMAG", gen_imag, 1 },
         { "COMPLEX_ABS", gen_complex_abs, 1 },
+        { "RNN", gen_rnn, 2 },
+        { "UNIDIRECTIONAL_SEQUENCE_RNN", gen_uni_rnn, 2 },
+        { "BIDIRECTIONAL_SEQUENCE_RNN", gen_bi_rnn, 2 },
+        { "SVDF", gen_svdf, 3 },
 };
 const size_t dt_gens_seq_n = sizeof(dt_gens_seq) / sizeof(dt_gens_seq[0]);
