@@ -104,7 +104,9 @@ static int rnn_prepare(rt_context_t *ctx, rt_node_t *node) {
         if (x->type != RT_TYPE_FLOAT32 || b->type != RT_TYPE_FLOAT32 || h->type != RT_TYPE_FLOAT32 ||
             out->type != RT_TYPE_FLOAT32)
                 return rt_ctx_error(ctx, "%s: input, bias, hidden state and output must be float32", nm);
-        d->hybrid = w->type == RT_TYPE_INT8;
+        /* TFLite reads uint8 hybrid weights as int8 bytes (GetTensorData<int8_t>),
+         * zero point ignored: the same bytes, the same result. */
+        d->hybrid = w->type == RT_TYPE_INT8 || w->type == RT_TYPE_UINT8;
         if (!d->hybrid && w->type != RT_TYPE_FLOAT32) {
                 (void) rt_ctx_error(ctx, "%s: %s weights are not supported", nm, rt_type_name(w->type));
                 return -ENOTSUP;
@@ -298,9 +300,9 @@ static int birnn_check_cell(rt_context_t *ctx, rt_node_t *node, int first, int32
                 return rt_ctx_error(ctx, "%s: cell at input %d does not match %d units of input %d", nm, first,
                                     units, input);
         if (b->type != RT_TYPE_FLOAT32 || h->type != RT_TYPE_FLOAT32 || r->type != w->type ||
-            (w->type != RT_TYPE_FLOAT32 && w->type != RT_TYPE_INT8))
+            (w->type != RT_TYPE_FLOAT32 && w->type != RT_TYPE_INT8 && w->type != RT_TYPE_UINT8))
                 return rt_ctx_error(ctx, "%s: unsupported types for the cell at input %d", nm, first);
-        *ret_hybrid = w->type == RT_TYPE_INT8;
+        *ret_hybrid = w->type != RT_TYPE_FLOAT32;
         *ret_units = units;
         return 0;
 }
@@ -332,7 +334,7 @@ static int birnn_prepare(rt_context_t *ctx, rt_node_t *node) {
         r = birnn_check_cell(ctx, node, 5, batch, input, &hyb_bw, &bw_units);
         if (r < 0)
                 return r;
-        if (hyb_fw != hyb_bw)
+        if (hyb_fw != hyb_bw || rt_node_input(ctx, node, 1)->type != rt_node_input(ctx, node, 5)->type)
                 return rt_ctx_error(ctx, "%s: forward and backward weights differ in type", nm);
         d->hybrid = hyb_fw;
         for (int i = 0; i < node->n_outputs; i++) {
@@ -351,6 +353,10 @@ static int birnn_prepare(rt_context_t *ctx, rt_node_t *node) {
         r = rt_ctx_resize(ctx, node, 0, 3, dims);
         if (r < 0 || p->merge_outputs)
                 return r;
+        /* TFLite sizes the backward output [batch, time, units] whatever
+         * time_major says (the data is written in the input's order). */
+        dims[0] = batch;
+        dims[1] = p->time_major ? x->dims[0] : x->dims[1];
         dims[2] = bw_units;
         return rt_ctx_resize(ctx, node, 1, 3, dims);
 }
@@ -385,12 +391,21 @@ static int birnn_invoke(rt_context_t *ctx, rt_node_t *node) {
         float *fw_y = fw_out->data;
         float *bw_y = (float *) bw_out->data + (p->merge_outputs ? fw_units : 0);
         if (p->time_major) {
-                for (int32_t s = 0; s < time; s++)
-                        rnn_step(p, t[1], t[2], t[3]->data, batch, input, fw_units, xd + (size_t) s * batch * input,
-                                 fw_h, fw_y + (size_t) s * batch * fw_step, fw_step, tmp, hyp);
-                for (int32_t s = time - 1; s >= 0; s--)
-                        rnn_step(p, t[5], t[6], t[7]->data, batch, input, bw_units, xd + (size_t) s * batch * input,
-                                 bw_h, bw_y + (size_t) s * batch * bw_step, bw_step, tmp, hyp);
+                /* TFLite 2.9's hybrid time-major path wraps both cells in
+                 * one more loop over time: the sequence runs `time` times,
+                 * the hidden states carrying over, and the last pass stays
+                 * in the outputs. The float path runs it once. */
+                const int32_t passes = d->hybrid ? time : 1;
+                for (int32_t pass = 0; pass < passes; pass++) {
+                        for (int32_t s = 0; s < time; s++)
+                                rnn_step(p, t[1], t[2], t[3]->data, batch, input, fw_units,
+                                         xd + (size_t) s * batch * input, fw_h, fw_y + (size_t) s * batch * fw_step,
+                                         fw_step, tmp, hyp);
+                        for (int32_t s = time - 1; s >= 0; s--)
+                                rnn_step(p, t[5], t[6], t[7]->data, batch, input, bw_units,
+                                         xd + (size_t) s * batch * input, bw_h, bw_y + (size_t) s * batch * bw_step,
+                                         bw_step, tmp, hyp);
+                }
                 return 0;
         }
         for (int32_t b = 0; b < batch; b++) {

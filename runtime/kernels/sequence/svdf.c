@@ -81,14 +81,17 @@ static int svdf_prepare(rt_context_t *ctx, rt_node_t *node) {
                 return rt_ctx_error(ctx, "SVDF: state must be [%d, %d]", batch, memory_size * num_filters);
 
         if (in->type == RT_TYPE_FLOAT32) {
-                d->hybrid = wf->type == RT_TYPE_INT8;
+                /* TFLite reads uint8 hybrid weights as int8 bytes, zero point
+                 * ignored (GetTensorData<int8_t>). */
+                d->hybrid = wf->type == RT_TYPE_INT8 || wf->type == RT_TYPE_UINT8;
                 if (wf->type != RT_TYPE_FLOAT32 && !d->hybrid) {
                         (void) rt_ctx_error(ctx, "SVDF: %s weights with float input are not supported",
                                             rt_type_name(wf->type));
                         return -ENOTSUP;
                 }
                 rt_type_t wtype = d->hybrid ? RT_TYPE_INT8 : RT_TYPE_FLOAT32;
-                if (wt->type != wtype || state->type != RT_TYPE_FLOAT32 || out->type != RT_TYPE_FLOAT32 ||
+                bool wt_ok = d->hybrid ? wt->type == RT_TYPE_INT8 || wt->type == RT_TYPE_UINT8 : wt->type == wtype;
+                if (!wt_ok || state->type != RT_TYPE_FLOAT32 || out->type != RT_TYPE_FLOAT32 ||
                     (bias && bias->type != RT_TYPE_FLOAT32))
                         return rt_ctx_error(ctx, "SVDF: %s model needs %s weights_time and float32 bias, "
                                             "state and output", d->hybrid ? "hybrid" : "float32",
