@@ -386,6 +386,131 @@ static int gen_svdf(dt_case_t *c, dt_rng_t *r) {
                       TFB_IDS(y), 1, RT_OPTIONS_SVDF, o, 3);
 }
 
+/* ---- LSTM, UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM ---- */
+
+typedef struct lstm_cfg {
+        rt_type_t wt;
+        int32_t batch, in, cell, out;
+        bool cifg, peephole, proj, proj_bias, layer_norm;
+} lstm_cfg_t;
+
+/* The 17 weight / bias tensors of one cell (TFLite's inputs 1..17, -1 when
+ * absent) and its 4 layer norm coefficients. */
+static int lstm_cell(dt_case_t *c, dt_rng_t *r, const lstm_cfg_t *q, int32_t *w17, int32_t *ln4) {
+        for (int g = 0; g < 4; g++) {
+                bool skip = q->cifg && g == 0;
+                w17[g] = skip ? -1 : weights(c, r, q->wt, 2, TFB_DIMS(q->cell, q->in));
+                w17[4 + g] = skip ? -1 : weights(c, r, q->wt, 2, TFB_DIMS(q->cell, q->out));
+                w17[11 + g] = skip ? -1 : fconst(c, r, 1, TFB_DIMS(q->cell), -1, 1);
+                ln4[g] = skip || !q->layer_norm ? -1 : fconst(c, r, 1, TFB_DIMS(q->cell), 0.2, 1.5);
+        }
+        for (int g = 0; g < 3; g++)
+                w17[8 + g] = !q->peephole || (q->cifg && g == 0) ? -1 : weights(c, r, q->wt, 1, TFB_DIMS(q->cell));
+        w17[15] = q->proj ? weights(c, r, q->wt, 2, TFB_DIMS(q->out, q->cell)) : -1;
+        w17[16] = q->proj && q->proj_bias ? fconst(c, r, 1, TFB_DIMS(q->out), -1, 1) : -1;
+        for (int i = 0; i < 17; i++)
+                if (w17[i] < -1)
+                        return -ENOMEM;
+        for (int i = 0; i < 4; i++)
+                if (ln4[i] < -1)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* kind 0: LSTM, 1: UNIDIRECTIONAL_SEQUENCE_LSTM, 2: BIDIRECTIONAL_SEQUENCE_LSTM. */
+static int gen_lstm_like(dt_case_t *c, dt_rng_t *r, int kind) {
+        lstm_cfg_t q = { .wt = seq_weight_type(c, r) };
+        q.batch = (int32_t) dt_int(r, 1, 3);
+        q.in = (int32_t) dt_int(r, 1, 6);
+        q.cell = (int32_t) dt_int(r, 1, 6);
+        q.cifg = dt_chance(r, 0.3);
+        q.peephole = dt_chance(r, 0.3);
+        q.proj = dt_chance(r, 0.3);
+        q.proj_bias = q.proj && dt_chance(r, 0.5);
+        q.layer_norm = kind < 2 && dt_chance(r, 0.25);
+        q.out = q.proj ? (int32_t) dt_int(r, 1, 6) : q.cell;
+        int32_t steps = kind == 0 ? 1 : (int32_t) dt_int(r, 1, 4);
+        bool time_major = kind == 2 ? dt_chance(r, 0.6) : kind == 1 && dt_chance(r, 0.5);
+        bool merge = kind == 2 && dt_chance(r, 0.5);
+        bool asym = q.wt != F && dt_chance(r, 0.5);
+        int32_t act = (int32_t) DT_PICK(r, RT_ACT_TANH, RT_ACT_TANH, RT_ACT_TANH, RT_ACT_NONE, RT_ACT_RELU,
+                                        RT_ACT_RELU6);
+        float cell_clip = dt_chance(r, 0.3) ? (float) (0.2 + 3 * dt_unit(r)) : 0;
+        float proj_clip = q.proj && dt_chance(r, 0.4) ? (float) (0.2 + 3 * dt_unit(r)) : 0;
+        c->accum = (q.in + q.out + q.cell) * steps * (kind == 2 ? 2 : 1) + 1;
+        int32_t xs[3], rank = kind == 0 ? 2 : 3;
+        if (kind == 0) {
+                xs[0] = q.batch, xs[1] = q.in;
+        } else if (time_major) {
+                xs[0] = steps, xs[1] = q.batch, xs[2] = q.in;
+        } else {
+                xs[0] = q.batch, xs[1] = steps, xs[2] = q.in;
+        }
+        int32_t x = dt_input(c, r, F, rank, xs, 0, 0, &seq_fill);
+        int32_t fw[17], fln[4], bw[17], bln[4];
+        if (x < 0 || lstm_cell(c, r, &q, fw, fln) < 0)
+                return -ENOMEM;
+        if (kind == 2 && lstm_cell(c, r, &q, bw, bln) < 0)
+                return -ENOMEM;
+        int32_t fh = var_tensor(c, F, 2, TFB_DIMS(q.batch, q.out), 0, 0);
+        int32_t fc = var_tensor(c, F, 2, TFB_DIMS(q.batch, q.cell), 0, 0);
+        int32_t bh = kind == 2 ? var_tensor(c, F, 2, TFB_DIMS(q.batch, q.out), 0, 0) : -1;
+        int32_t bc = kind == 2 ? var_tensor(c, F, 2, TFB_DIMS(q.batch, q.cell), 0, 0) : -1;
+        int32_t os[3];
+        memcpy(os, xs, sizeof(os));
+        os[rank - 1] = merge ? 2 * q.out : q.out;
+        int32_t y = dt_output(c, F, rank, os, 0, 0), y2 = -1;
+        if (kind == 2 && !merge)
+                y2 = dt_output(c, F, rank, os, 0, 0);
+        if (fh < 0 || fc < 0 || y < 0 || (kind == 2 && (bh < 0 || bc < 0 || (!merge && y2 < 0))))
+                return -ENOMEM;
+        dt_desc(c, "w=%s batch=%d in=%d cell=%d out=%d steps=%d cifg=%d peephole=%d proj=%d proj_bias=%d ln=%d "
+                   "time_major=%d merge=%d asym=%d act=%s cell_clip=%g proj_clip=%g%s",
+                dt_type_name(q.wt), q.batch, q.in, q.cell, q.out, steps, q.cifg, q.peephole, q.proj, q.proj_bias,
+                q.layer_norm, time_major, merge, asym, dt_act_name(act), cell_clip, proj_clip,
+                c->edges ? " edges" : "");
+        int version = q.wt == F ? 1 : 3;
+        if (kind < 2) {
+                int32_t ins[24] = { x };
+                memcpy(ins + 1, fw, sizeof(fw));
+                ins[18] = fh, ins[19] = fc;
+                memcpy(ins + 20, fln, sizeof(fln));
+                int32_t n_in = q.layer_norm ? 24 : 20;
+                if (kind == 0) {
+                        tfb_option_t o[] = { TFB_OPT_I8(0, act), TFB_OPT_F32(1, cell_clip), TFB_OPT_F32(2, proj_clip),
+                                             TFB_OPT_I8(3, 0), TFB_OPT_BOOL(4, asym) };
+                        return op_end(c, RT_BUILTIN_LSTM, version, ins, n_in, TFB_IDS(y), 1, RT_OPTIONS_LSTM, o, 5);
+                }
+                tfb_option_t o[] = { TFB_OPT_I8(0, act), TFB_OPT_F32(1, cell_clip), TFB_OPT_F32(2, proj_clip),
+                                     TFB_OPT_BOOL(3, time_major), TFB_OPT_BOOL(4, asym) };
+                return op_end(c, RT_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM, version, ins, n_in, TFB_IDS(y), 1,
+                              RT_OPTIONS_UNIDIRECTIONAL_SEQUENCE_LSTM, o, 5);
+        }
+        int32_t ins[48];
+        for (int i = 0; i < 48; i++)
+                ins[i] = -1;
+        ins[0] = x;
+        memcpy(ins + 1, fw, sizeof(fw));
+        memcpy(ins + 18, bw, sizeof(bw));
+        ins[35] = fh, ins[36] = fc, ins[37] = bh, ins[38] = bc;
+        tfb_option_t o[] = { TFB_OPT_I8(0, act), TFB_OPT_F32(1, cell_clip), TFB_OPT_F32(2, proj_clip),
+                             TFB_OPT_BOOL(3, merge), TFB_OPT_BOOL(4, time_major), TFB_OPT_BOOL(5, asym) };
+        return op_end(c, RT_BUILTIN_BIDIRECTIONAL_SEQUENCE_LSTM, version, ins, 48, TFB_IDS(y, y2), merge ? 1 : 2,
+                      RT_OPTIONS_BIDIRECTIONAL_SEQUENCE_LSTM, o, 6);
+}
+
+static int gen_lstm(dt_case_t *c, dt_rng_t *r) {
+        return gen_lstm_like(c, r, 0);
+}
+
+static int gen_uni_lstm(dt_case_t *c, dt_rng_t *r) {
+        return gen_lstm_like(c, r, 1);
+}
+
+static int gen_bi_lstm(dt_case_t *c, dt_rng_t *r) {
+        return gen_lstm_like(c, r, 2);
+}
+
 const dt_gen_t dt_gens_seq[] = {
         { "CONV_3D", gen_conv3d, 3 },
         { "CONV_3D_TRANSPOSE", gen_conv3d_transpose, 3 },
@@ -398,5 +523,8 @@ const dt_gen_t dt_gens_seq[] = {
         { "UNIDIRECTIONAL_SEQUENCE_RNN", gen_uni_rnn, 2 },
         { "BIDIRECTIONAL_SEQUENCE_RNN", gen_bi_rnn, 2 },
         { "SVDF", gen_svdf, 3 },
+        { "LSTM", gen_lstm, 3 },
+        { "UNIDIRECTIONAL_SEQUENCE_LSTM", gen_uni_lstm, 3 },
+        { "BIDIRECTIONAL_SEQUENCE_LSTM", gen_bi_lstm, 3 },
 };
 const size_t dt_gens_seq_n = sizeof(dt_gens_seq) / sizeof(dt_gens_seq[0]);
