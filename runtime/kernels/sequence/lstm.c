@@ -501,8 +501,12 @@ static void lstm_step_float(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t 
                         n_output, c, fdata(t[RT_LSTM_CELL_TO_OUTPUT_W]),
                         ln ? fdata(t[RT_LSTM_OUTPUT_LAYER_NORM]) : NULL, fdata(t[RT_LSTM_OUTPUT_GATE_BIAS]),
                         n_cell, true, p->activation, og);
+        /* TFLite's CalculateLstmOutputFloat applies the activation into a
+         * scratch buffer that still holds the cell gate; ApplyActivationToVector
+         * writes nothing for NONE, so the output gate then multiplies the cell
+         * gate, not the cell state. */
         for (int32_t r = 0; r < n_cell; r++)
-                tmp[r] = og[r] * lstm_act(p->activation, c[r]);
+                tmp[r] = og[r] * (p->activation == RT_ACT_NONE ? cg[r] : lstm_act(p->activation, c[r]));
         const float *pw = fdata(t[RT_LSTM_PROJECTION_W]);
         if (pw) {
                 const float *pb = fdata(t[RT_LSTM_PROJECTION_BIAS]);
@@ -619,8 +623,9 @@ static void lstm_step_hybrid(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t
                          c, t[RT_LSTM_CELL_TO_OUTPUT_W], ln ? fdata(t[RT_LSTM_OUTPUT_LAYER_NORM]) : NULL,
                          fdata(t[RT_LSTM_OUTPUT_GATE_BIAS]), n_batch, n_cell, true, p->activation, og, s->tmp);
         float *m = s->tmp2;
+        /* As in the float path: with NONE, TFLite multiplies the cell gate. */
         for (size_t i = 0; i < n; i++)
-                m[i] = og[i] * lstm_act(p->activation, c[i]);
+                m[i] = og[i] * (p->activation == RT_ACT_NONE ? cg[i] : lstm_act(p->activation, c[i]));
         const rt_tensor_t *pw = t[RT_LSTM_PROJECTION_W];
         if (pw) {
                 const float *pb = fdata(t[RT_LSTM_PROJECTION_BIAS]);
