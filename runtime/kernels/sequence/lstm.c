@@ -375,7 +375,9 @@ static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
         size_t nbc = (size_t) dims.n_batch * dims.n_cell;
         size_t scratch_bytes;
         if (in->type == RT_TYPE_FLOAT32) {
-                d->hybrid = w->type == RT_TYPE_INT8;
+                /* TFLite reads uint8 hybrid weights as int8 bytes (zero
+                 * point ignored) and accepts them. */
+                d->hybrid = w->type == RT_TYPE_INT8 || w->type == RT_TYPE_UINT8;
                 if (w->type != RT_TYPE_FLOAT32 && !d->hybrid) {
                         (void) rt_ctx_error(ctx, "LSTM: %s weights with float input are not supported",
                                             rt_type_name(w->type));
@@ -385,7 +387,7 @@ static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
                         bool weight = (i >= RT_LSTM_INPUT_TO_INPUT_W && i <= RT_LSTM_CELL_TO_OUTPUT_W) ||
                                       i == RT_LSTM_PROJECTION_W;
                         rt_type_t want = d->hybrid && weight ? RT_TYPE_INT8 : RT_TYPE_FLOAT32;
-                        if (t[i] && t[i]->type != want)
+                        if (t[i] && t[i]->type != want && !(want == RT_TYPE_INT8 && t[i]->type == RT_TYPE_UINT8))
                                 return rt_ctx_error(ctx, "LSTM: %s LSTM input %d is %s, expected %s",
                                                     d->hybrid ? "hybrid" : "float", i, rt_type_name(t[i]->type),
                                                     rt_type_name(want));
@@ -1049,7 +1051,7 @@ static int bilstm_prepare(rt_context_t *ctx, rt_node_t *node) {
                 if (r < 0)
                         return r;
                 rt_tensor_t *w = rt_node_input(ctx, &view, RT_LSTM_INPUT_TO_OUTPUT_W);
-                bool hybrid = w->type == RT_TYPE_INT8;
+                bool hybrid = w->type == RT_TYPE_INT8 || w->type == RT_TYPE_UINT8;
                 if (dir == 1 && hybrid != d->hybrid)
                         return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: directions differ in weight type");
                 d->hybrid = hybrid;
@@ -1058,7 +1060,7 @@ static int bilstm_prepare(rt_context_t *ctx, rt_node_t *node) {
                         bool weight = (i >= RT_LSTM_INPUT_TO_INPUT_W && i <= RT_LSTM_CELL_TO_OUTPUT_W) ||
                                       i == RT_LSTM_PROJECTION_W;
                         rt_type_t want = hybrid && weight ? RT_TYPE_INT8 : RT_TYPE_FLOAT32;
-                        if (t && t->type != want)
+                        if (t && t->type != want && !(want == RT_TYPE_INT8 && t->type == RT_TYPE_UINT8))
                                 return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: input %d is %s, expected %s",
                                                     view_in[i], rt_type_name(t->type), rt_type_name(want));
                 }
