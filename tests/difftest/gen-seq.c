@@ -164,7 +164,9 @@ static int gen_fft_chain(dt_case_t *c, dt_rng_t *r, const int32_t *tail, int n_t
         os[rank - 2] = fl[0];
         os[rank - 1] = fl[1] / 2 + 1;
         bool len_in = dt_chance(r, 0.15);
-        int32_t x = dt_input(c, r, F, rank, s, 0, 0, NULL);
+        /* Finite values: which NaN or infinity an FFT output gets depends on
+         * the order of its butterflies (TFLite: Ooura's fft2d). */
+        int32_t x = dt_input(c, r, F, rank, s, 0, 0, &fin_fill);
         int32_t len;
         if (len_in) {
                 dt_fill_t lf = { 0 };

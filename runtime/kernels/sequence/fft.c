@@ -80,6 +80,52 @@ static void rfft2d_block(const double *x, int32_t fh, int32_t fw, double complex
         }
 }
 
+/*
+ * fft_length [fh, 1]: TFLite's transform (Ooura's fft2d rdft2d on rows of
+ * fw + 2 doubles, then its Rfft2dReorder) is degenerate for a row length of
+ * 1 and does not compute the DFT; this follows what it computes. The row
+ * transform of one real value x gives (x, x); there is no column transform
+ * for that width; the forward post-pass mixes rows i and fh - i; the reorder
+ * then reads and writes the packed layout at columns fw = 1 and fw + 1 = 2,
+ * and every imaginary part is negated.
+ */
+static void rfft2d_block_w1(const double *x, int32_t fh, double *a /* fh * 3 */, float complex *out) {
+        enum { S = 3 };
+        for (int32_t i = 0; i < fh; i++) {
+                a[i * S + 0] = x[i];
+                a[i * S + 1] = x[i];
+                a[i * S + 2] = 0.0;
+        }
+        const int32_t half = fh >> 1;
+        for (int32_t i = 1; i < half; i++) {
+                int32_t j = fh - i;
+                a[j * S + 0] = 0.5 * (a[i * S + 0] - a[j * S + 0]);
+                a[i * S + 0] -= a[j * S + 0];
+                a[j * S + 1] = 0.5 * (a[i * S + 1] + a[j * S + 1]);
+                a[i * S + 1] -= a[j * S + 1];
+        }
+        /* The reorder, with fft_width = 1. */
+        for (int32_t i = half + 1; i < fh; i++) {
+                double re = a[i * S + 0], im = a[i * S + 1];
+                a[i * S + 1] = im;
+                a[i * S + 2] = re;
+                a[(fh - i) * S + 1] = im;
+                a[(fh - i) * S + 2] = -re;
+                a[i * S + 0] = a[(fh - i) * S + 0];
+                a[i * S + 1] = -a[(fh - i) * S + 1];
+        }
+        double first = a[1];
+        a[2] = 0.0;
+        a[1] = 0.0;
+        a[half * S + 2] = 0.0; /* (TFLite first copies column 1 onto itself) */
+        a[half * S + 1] = 0.0;
+        a[1] = first;
+        for (int32_t i = 0; i < fh; i++) {
+                a[i * S + 1] = -a[i * S + 1];
+                out[i] = (float) a[i * S + 0] + (float) a[i * S + 1] * I;
+        }
+}
+
 static int rfft2d_invoke(rt_context_t *ctx, rt_node_t *node) {
         rt_tensor_t *in = rt_node_input(ctx, node, 0);
         rt_tensor_t *len = rt_node_input(ctx, node, 1);
@@ -102,7 +148,7 @@ static int rfft2d_invoke(rt_context_t *ctx, rt_node_t *node) {
         for (int32_t i = 0; i < in->rank - 2; i++)
                 outer *= (size_t) in->dims[i];
         _cleanup_free_ double *x = malloc((size_t) fh * fw * sizeof(double));
-        _cleanup_free_ double complex *tmp = malloc((size_t) fh * ow * sizeof(double complex));
+        _cleanup_free_ double complex *tmp = malloc(((size_t) fh * ow + (size_t) fh) * sizeof(double complex));
         if (!x || !tmp)
                 return -ENOMEM;
         const float *src = in->data;
@@ -112,7 +158,10 @@ static int rfft2d_invoke(rt_context_t *ctx, rt_node_t *node) {
                         for (int32_t cc = 0; cc < fw; cc++)
                                 x[(size_t) rr * fw + cc] = (rr < ih && cc < iw)
                                         ? (double) src[o * (size_t) ih * iw + (size_t) rr * iw + cc] : 0.0;
-                rfft2d_block(x, fh, fw, tmp, dst + o * (size_t) fh * ow);
+                if (fw == 1)
+                        rfft2d_block_w1(x, fh, (double *) tmp, dst + o * (size_t) fh * ow);
+                else
+                        rfft2d_block(x, fh, fw, tmp, dst + o * (size_t) fh * ow);
         }
         return 0;
 }
