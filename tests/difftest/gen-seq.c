@@ -47,7 +47,7 @@ static int gen_conv3d_like(dt_case_t *c, dt_rng_t *r, bool transpose) {
         bool same = dt_chance(r, 0.5);
         bool dil = dt_chance(r, 0.25);
         for (int i = 0; i < 3; i++) {
-                sp[i] = (int32_t) dt_int(r, 1, 6);
+                sp[i] = i == 0 && dil && !transpose ? cin : (int32_t) dt_int(r, 1, 6);
                 k[i] = (int32_t) dt_int(r, 1, 3);
                 s[i] = (int32_t) dt_int(r, 1, 2);
                 d[i] = dil && dt_chance(r, 0.5) ? 2 : 1;
@@ -59,7 +59,10 @@ static int gen_conv3d_like(dt_case_t *c, dt_rng_t *r, bool transpose) {
         bool with_bias = dt_chance(r, 0.7);
         int32_t terms = k[0] * k[1] * k[2] * cin;
         c->accum = terms + 1;
-        /* Forward conv: sp -> o. Transpose: input o, output sp. */
+        /* Forward conv: sp -> o. Transpose: input o, output sp. With a
+         * dilation TFLite 2.9's CONV_3D copies spatial-depth elements per
+         * pixel instead of channels (b/512611805: garbage unless equal), so
+         * dilated CONV_3D cases have depth == channels. */
         int32_t x, w, b = -1, y, shape = -1;
         if (!transpose) {
                 x = dt_input(c, r, F, 5, TFB_DIMS(n, sp[0], sp[1], sp[2], cin), 0, 0, &fin_fill);
@@ -80,8 +83,27 @@ static int gen_conv3d_like(dt_case_t *c, dt_rng_t *r, bool transpose) {
                 }
                 w = fconst(c, r, 5, TFB_DIMS(k[0], k[1], k[2], cout, cin), -1, 1);
                 x = dt_input(c, r, F, 5, TFB_DIMS(n, o[0], o[1], o[2], cin), 0, 0, &fin_fill);
+                /* TFLite 2.9 wants as many bias entries as input channels
+                 * (and reads the first out_c): draw that when it is enough. */
+                /* With a dilation TFLite runs its reference kernel, whose
+                 * bias loop steps by the input channels: past the output
+                 * unless in_c == out_c (undefined); no bias there. */
+                if (dil && cin != cout)
+                        with_bias = false;
                 if (with_bias)
-                        b = fconst(c, r, 1, TFB_DIMS(cout), -1, 1);
+                        b = fconst(c, r, 1, TFB_DIMS(cin >= cout && dt_chance(r, 0.8) ? cin : cout), -1, 1);
+                /* Without dilation TFLite's col2im walks a depth count made
+                 * with the height's trailing padding; more planes than the
+                 * input has reads past its buffer (undefined). */
+                if (d[0] == 1 && d[1] == 1 && d[2] == 1) {
+                        int32_t tot[2];
+                        for (int i = 0; i < 2; i++) {
+                                tot[i] = (o[i] - 1) * s[i] + k[i] - sp[i];
+                                tot[i] = tot[i] > 0 ? tot[i] : 0;
+                        }
+                        if ((sp[0] + tot[0] / 2 + tot[1] / 2 + tot[0] % 2 - k[0]) / s[0] + 1 > o[0])
+                                return -ENOTSUP;
+                }
                 y = dt_output(c, F, 5, os, 0, 0);
                 c->accum = k[0] * k[1] * k[2] * cin + 1;
         }

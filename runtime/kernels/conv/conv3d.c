@@ -253,9 +253,14 @@ static int conv3dt_prepare(rt_context_t *ctx, rt_node_t *node) {
                 if (bias->type != RT_TYPE_FLOAT32)
                         return rt_ctx_error(ctx, "CONV_3D_TRANSPOSE: bias must be float32, got %s",
                                             rt_type_name(bias->type));
-                if ((int32_t) rt_tensor_count(bias) != w->dims[3])
-                        return rt_ctx_error(ctx, "CONV_3D_TRANSPOSE: bias has %zu elements for %d output channels",
-                                            rt_tensor_count(bias), w->dims[3]);
+                /* TFLite 2.9 checks the bias against the filter's input
+                 * channels (dimension 4) and reads its first output-channels
+                 * entries; later releases check the output channels. Take
+                 * either, as long as every output channel has an entry. */
+                int32_t nb = (int32_t) rt_tensor_count(bias);
+                if (nb != w->dims[3] && !(nb == w->dims[4] && nb >= w->dims[3]))
+                        return rt_ctx_error(ctx, "CONV_3D_TRANSPOSE: bias has %d elements for %d output channels",
+                                            nb, w->dims[3]);
         }
         if (!rt_tensor_is_const(shape))
                 return ctx->set_dynamic(ctx, node->outputs[0]);
@@ -297,9 +302,26 @@ static int conv3dt_invoke(rt_context_t *ctx, rt_node_t *node) {
         float *y = out->data;
         const size_t n_out = rt_tensor_count(out);
         memset(y, 0, n_out * sizeof(float));
+        /* Without dilation TFLite 2.9 runs its optimized kernel (GEMM, then
+         * col2im), which takes the depth padding after the input from the
+         * height's (padding.height + padding.depth_offset). Its col2im walks
+         * (OD + pad before + that pad after - KD) / stride + 1 depth planes
+         * of the input; when that is fewer than D, the last input planes
+         * contribute nothing. (More than D reads past TFLite's buffer:
+         * undefined there, all D planes here.) */
+        int32_t d_planes = D;
+        if (g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1) {
+                int32_t total[2];
+                for (int i = 0; i < 2; i++) {
+                        total[i] = (g.out[i] - 1) * g.s[i] + g.k[i] - g.in[i];
+                        total[i] = total[i] > 0 ? total[i] : 0;
+                }
+                int32_t walked = (OD + total[0] / 2 + total[1] / 2 + total[0] % 2 - KD) / g.s[0] + 1;
+                d_planes = walked < D ? walked : D;
+        }
         /* Scatter each input voxel through the filter. */
         for (int32_t n = 0; n < in->dims[0]; n++)
-        for (int32_t id = 0; id < D; id++)
+        for (int32_t id = 0; id < d_planes; id++)
         for (int32_t ih = 0; ih < H; ih++)
         for (int32_t iw = 0; iw < W; iw++) {
                 const float *xp = x + ((((size_t) n * D + id) * H + ih) * W + iw) * ic;
