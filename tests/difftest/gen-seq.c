@@ -540,6 +540,128 @@ static int gen_bi_lstm(dt_case_t *c, dt_rng_t *r) {
         return gen_lstm_like(c, r, 2);
 }
 
+/* ---- int8 LSTM (TFLite's 8x8->16 integer kernel) ---- */
+
+static int32_t qconst(dt_case_t *c, dt_rng_t *r, rt_type_t t, int32_t rank, const int32_t *shape, float scale,
+                      int64_t lo, int64_t hi) {
+        dt_fill_t f = { .ilo = lo, .ihi = hi };
+        int64_t n = dt_count(rank, shape);
+        void *d = calloc(1, (size_t) n * dt_type_size(t) + 1);
+        if (!d)
+                return -ENOMEM;
+        if (t == I32) {
+                dt_fill_data(r, t, d, n, &f, false, 0);
+        } else {
+                for (int64_t i = 0; i < n; i++) {
+                        int64_t v = dt_int(r, lo, hi);
+                        if (t == I8)
+                                ((int8_t *) d)[i] = (int8_t) v;
+                        else
+                                ((int16_t *) d)[i] = (int16_t) v;
+                }
+        }
+        int32_t id = dt_const_data(c, t, rank, shape, d, scale, 0);
+        free(d);
+        return id;
+}
+
+/* kind 0: LSTM, 1: UNIDIRECTIONAL_SEQUENCE_LSTM. */
+static int gen_lstm_int8_like(dt_case_t *c, dt_rng_t *r, int kind) {
+        c->type_name = "int8 (8x8->16)";
+        int32_t batch = (int32_t) dt_int(r, 1, 3), in = (int32_t) dt_int(r, 1, 6), cell = (int32_t) dt_int(r, 1, 6);
+        bool cifg = dt_chance(r, 0.3), peephole = dt_chance(r, 0.3), proj = dt_chance(r, 0.4);
+        bool proj_bias = proj && dt_chance(r, 0.5), ln = dt_chance(r, 0.4);
+        int32_t out = proj ? (int32_t) dt_int(r, 1, 6) : cell;
+        int32_t steps = kind == 0 ? 1 : (int32_t) dt_int(r, 1, 4);
+        bool time_major = kind == 1 && dt_chance(r, 0.5);
+        float cell_clip = dt_chance(r, 0.3) ? (float) (0.5 + 4 * dt_unit(r)) : 0;
+        float proj_clip = proj && dt_chance(r, 0.3) ? (float) (0.2 + 2 * dt_unit(r)) : 0;
+        float si = dt_scale(r, 5e-3, 5e-2), so = dt_scale(r, 2e-3, 2e-2);
+        int32_t zi = dt_zero_point(r, I8), zo = dt_zero_point(r, I8);
+        int32_t cell_log2 = (int32_t) dt_int(r, -15, -9);
+        float cs = ldexpf(1.0f, cell_log2);
+        float sh = dt_chance(r, 0.7) && !proj ? so : dt_scale(r, 3e-3, 2e-2);
+        int32_t zh = sh == so ? zo : dt_zero_point(r, I8);
+        int32_t xs[3], rank = kind == 0 ? 2 : 3;
+        if (kind == 0)
+                xs[0] = batch, xs[1] = in;
+        else if (time_major)
+                xs[0] = steps, xs[1] = batch, xs[2] = in;
+        else
+                xs[0] = batch, xs[1] = steps, xs[2] = in;
+        int32_t x = dt_input(c, r, I8, rank, xs, si, zi, NULL);
+        int32_t ins[24];
+        for (int i = 0; i < 24; i++)
+                ins[i] = -1;
+        ins[0] = x;
+        for (int g = 0; g < 4; g++) {
+                if (cifg && g == 0)
+                        continue;
+                ins[1 + g] = qconst(c, r, I8, 2, TFB_DIMS(cell, in), dt_scale(r, 2e-3, 3e-2), -127, 127);
+                ins[5 + g] = qconst(c, r, I8, 2, TFB_DIMS(cell, out), dt_scale(r, 2e-3, 3e-2), -127, 127);
+                ins[12 + g] = qconst(c, r, I32, 1, TFB_DIMS(cell), si * 1e-2f, -20000, 20000);
+                if (ln)
+                        ins[20 + g] = qconst(c, r, I16, 1, TFB_DIMS(cell), dt_scale(r, 1e-4, 1e-3), 200, 32767);
+        }
+        for (int g = 0; peephole && g < 3; g++)
+                if (!(cifg && g == 0))
+                        ins[9 + g] = qconst(c, r, I16, 1, TFB_DIMS(cell), dt_scale(r, 1e-5, 1e-4), -32767, 32767);
+        if (proj)
+                ins[16] = qconst(c, r, I8, 2, TFB_DIMS(out, cell), dt_scale(r, 2e-3, 3e-2), -127, 127);
+        if (proj_bias)
+                ins[17] = qconst(c, r, I32, 1, TFB_DIMS(out), sh * 1e-2f, -20000, 20000);
+        ins[18] = var_tensor(c, I8, 2, TFB_DIMS(batch, out), so, zo);
+        ins[19] = var_tensor(c, I16, 2, TFB_DIMS(batch, cell), cs, 0);
+        int32_t inter[5];
+        for (int i = 0; i < 4; i++)
+                inter[i] = dt_tensor(c, I16, 0, NULL, ldexpf(1.0f, (int) dt_int(r, -13, -10)), 0);
+        inter[4] = dt_tensor(c, I8, 0, NULL, sh, zh);
+        int32_t os[3];
+        memcpy(os, xs, sizeof(os));
+        os[rank - 1] = out;
+        int32_t y = dt_output(c, I8, rank, os, so, zo);
+        for (int i = 0; i < 24; i++)
+                if (ins[i] < -1)
+                        return -ENOMEM;
+        for (int i = 0; i < 5; i++)
+                if (inter[i] < 0)
+                        return -ENOMEM;
+        if (x < 0 || y < 0)
+                return -ENOMEM;
+        dt_desc(c, "batch=%d in=%d cell=%d out=%d steps=%d cifg=%d peephole=%d proj=%d proj_bias=%d ln=%d "
+                   "time_major=%d cell_clip=%g proj_clip=%g si=%g zi=%d so=%g zo=%d cell=2^%d hidden=%g,%d%s",
+                batch, in, cell, out, steps, cifg, peephole, proj, proj_bias, ln, time_major, cell_clip, proj_clip,
+                si, zi, so, zo, cell_log2, sh, zh, c->edges ? " edges" : "");
+        int32_t code = kind == 0 ? RT_BUILTIN_LSTM : RT_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM;
+        int32_t oc = tfb_opcode_builtin(c->b, code, kind == 0 ? 4 : 2);
+        if (oc < 0)
+                return -ENOMEM;
+        tfb_option_t o_full[] = { TFB_OPT_I8(0, RT_ACT_TANH), TFB_OPT_F32(1, cell_clip), TFB_OPT_F32(2, proj_clip),
+                                  TFB_OPT_I8(3, 0) };
+        tfb_option_t o_uni[] = { TFB_OPT_I8(0, RT_ACT_TANH), TFB_OPT_F32(1, cell_clip),
+                                 TFB_OPT_F32(2, proj_clip), TFB_OPT_BOOL(3, time_major) };
+        return tfb_op_add(c->b, &(tfb_op_t) {
+                .opcode = oc,
+                .inputs = ins,
+                .n_inputs = ln ? 24 : 20,
+                .outputs = TFB_IDS(y),
+                .n_outputs = 1,
+                .intermediates = inter,
+                .n_intermediates = 5,
+                .options_type = kind == 0 ? RT_OPTIONS_LSTM : RT_OPTIONS_UNIDIRECTIONAL_SEQUENCE_LSTM,
+                .options = kind == 0 ? o_full : o_uni,
+                .n_options = 4,
+        }) < 0 ? -ENOMEM : 0;
+}
+
+static int gen_lstm_int8(dt_case_t *c, dt_rng_t *r) {
+        return gen_lstm_int8_like(c, r, 0);
+}
+
+static int gen_uni_lstm_int8(dt_case_t *c, dt_rng_t *r) {
+        return gen_lstm_int8_like(c, r, 1);
+}
+
 /* ---- int16x8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED ---- */
 
 /* int16 activations (zero point 0), int8 weights (zero point 0, per channel
@@ -678,6 +800,8 @@ const dt_gen_t dt_gens_seq[] = {
         { "LSTM", gen_lstm, 3 },
         { "UNIDIRECTIONAL_SEQUENCE_LSTM", gen_uni_lstm, 3 },
         { "BIDIRECTIONAL_SEQUENCE_LSTM", gen_bi_lstm, 3 },
+        { "LSTM_INT8", gen_lstm_int8, 2 },
+        { "UNIDIRECTIONAL_SEQUENCE_LSTM_INT8", gen_uni_lstm_int8, 2 },
         { "CONV_2D_16X8", gen_conv_16x8, 2 },
         { "DEPTHWISE_CONV_2D_16X8", gen_dw_16x8, 2 },
         { "FULLY_CONNECTED_16X8", gen_fc_16x8, 2 },
