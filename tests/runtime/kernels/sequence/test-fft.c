@@ -72,6 +72,26 @@ START_TEST(test_rfft2d_crops_and_pads) {
 }
 END_TEST
 
+/* fft_length [4, 1]: TFLite 2.9's fft2d does not compute the DFT for a row
+ * length of 1; these are the values it gives (checked with difftest). */
+START_TEST(test_rfft2d_width_one_follows_tflite) {
+        const float x[8] = { 1, 9, 2, 9, 3, 9, 4, 9 }; /* 4x2, width cropped to 1 */
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 4, 2 }, x);
+        int32_t len = kh_const(&h, RT_TYPE_INT32, 1, (int32_t[]){ 2 }, (int32_t[]){ 4, 1 });
+        int32_t out = kh_tensor(&h, RT_TYPE_COMPLEX64, 0, NULL, NULL);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_rfft2d, NULL, (int32_t[]){ in, len }, 2, &out, 1), 0);
+        ck_assert_int_eq(h.tensors[out].dims[0], 4);
+        ck_assert_int_eq(h.tensors[out].dims[1], 1);
+        const float want[8] = { 1, -1, 3, -3, 3, 0, 3, 3 };
+        const float *y = h.tensors[out].data;
+        for (int i = 0; i < 8; i++)
+                ck_assert_float_eq_tol(y[i], want[i], 1e-6);
+        kh_done(&h);
+}
+END_TEST
+
 START_TEST(test_rfft2d_rejects_non_power_of_two) {
         kh_t h;
         kh_init(&h);
@@ -115,6 +135,7 @@ int main(void) {
         tcase_add_test(tc, test_rfft2d_constant_signal);
         tcase_add_test(tc, test_rfft2d_matches_direct_dft);
         tcase_add_test(tc, test_rfft2d_crops_and_pads);
+        tcase_add_test(tc, test_rfft2d_width_one_follows_tflite);
         tcase_add_test(tc, test_rfft2d_rejects_non_power_of_two);
         tcase_add_test(tc, test_complex_abs_real_imag);
         suite_add_tcase(s, tc);

@@ -35,6 +35,9 @@ static const float xs[NT * NI] = { 0.5f, -0.25f, 0.75f, 0.5f, -1.0f, 0.25f };
 typedef struct lstm_opts {
         bool cifg, peephole, projection;
         float cell_clip;
+        /* Fused activation NONE: as in TFLite 2.9 the output gate then
+         * multiplies the (un-activated) cell gate, not the cell state. */
+        bool act_none;
 } lstm_opts_t;
 
 static double sigm(double x) {
@@ -57,18 +60,19 @@ static void lstm_reference(const lstm_opts_t *o, const float *x, int steps, doub
                                 gate[g][r] = acc;
                         }
                 }
-                double cn[NC], m[NC];
+                double cn[NC], m[NC], cg[NC];
                 for (int r = 0; r < NC; r++) {
                         double f = sigm(gate[1][r] + (o->peephole ? peep[1][r] * c[r] : 0));
                         double i = o->cifg ? 1.0 - f : sigm(gate[0][r] + (o->peephole ? peep[0][r] * c[r] : 0));
-                        double g = tanh(gate[2][r]);
+                        double g = o->act_none ? gate[2][r] : tanh(gate[2][r]);
+                        cg[r] = g;
                         cn[r] = f * c[r] + i * g;
                         if (o->cell_clip > 0)
                                 cn[r] = fmax(-o->cell_clip, fmin(o->cell_clip, cn[r]));
                 }
                 for (int r = 0; r < NC; r++) {
                         double og = sigm(gate[3][r] + (o->peephole ? peep[2][r] * cn[r] : 0));
-                        m[r] = og * tanh(cn[r]);
+                        m[r] = og * (o->act_none ? cg[r] : tanh(cn[r]));
                         c[r] = cn[r];
                 }
                 for (int k = 0; k < n_out; k++) {
@@ -129,7 +133,7 @@ static void check_float(const lstm_opts_t *o) {
         kh_t h;
         int32_t in[_RT_LSTM_INPUT_MAX], out;
         build_float(&h, o, in, &out);
-        rt_lstm_params_t p = { .activation = RT_ACT_TANH, .cell_clip = o->cell_clip };
+        rt_lstm_params_t p = { .activation = o->act_none ? RT_ACT_NONE : RT_ACT_TANH, .cell_clip = o->cell_clip };
         ck_assert_int_eq(kh_run(&h, &rt_kernel_unidirectional_sequence_lstm, &p, in, 20, &out, 1), 0);
         int n_out = o->projection ? NO : NC;
         ck_assert_int_eq(h.tensors[out].rank, 3);
@@ -166,6 +170,12 @@ END_TEST
 START_TEST(test_lstm_float_peephole) {
         lstm_opts_t o = { .peephole = true };
         check_float(&o);
+}
+END_TEST
+
+START_TEST(test_lstm_float_activation_none) {
+        check_float(&(lstm_opts_t) { .act_none = true });
+        check_float(&(lstm_opts_t) { .act_none = true, .cifg = true, .peephole = true, .projection = true });
 }
 END_TEST
 
@@ -628,6 +638,7 @@ int main(void) {
         tcase_add_test(tc, test_lstm_float_basic);
         tcase_add_test(tc, test_lstm_float_cifg_peephole_projection_clip);
         tcase_add_test(tc, test_lstm_float_peephole);
+        tcase_add_test(tc, test_lstm_float_activation_none);
         tcase_add_test(tc, test_lstm_float_time_major);
         tcase_add_test(tc, test_lstm_rejects_bad_inputs);
         tcase_add_test(tc, test_lstm_int8_matches_float_reference);

@@ -109,6 +109,37 @@ START_TEST(test_sequence_rnn_hybrid) {
 }
 END_TEST
 
+/* One hybrid RNN step with weight bytes `wq`, `rq` of type `wt`. */
+static void hybrid_rnn_run(rt_type_t wt, const int8_t *wq, const int8_t *rq, float *ret_y) {
+        kh_t h;
+        kh_init(&h);
+        int32_t x = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 2 }, (float[2]){ 0.75f, -0.5f });
+        int32_t wi = kh_const(&h, wt, 2, (int32_t[]){ 2, 2 }, wq);
+        kh_quant(&h, wi, 1.0f / 32, wt == RT_TYPE_UINT8 ? 128 : 0);
+        int32_t ri = kh_const(&h, wt, 2, (int32_t[]){ 2, 2 }, rq);
+        kh_quant(&h, ri, 1.0f / 32, wt == RT_TYPE_UINT8 ? 128 : 0);
+        int32_t bi = kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]){ 2 }, bias);
+        int32_t hs = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 2 }, (float[2]){ 0.5f, -0.25f });
+        h.tensors[hs].is_variable = true;
+        int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        rt_rnn_params_t p = { .activation = RT_ACT_NONE };
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_rnn, &p, (int32_t[]){ x, wi, ri, bi, hs }, 5, &out, 1), 0);
+        memcpy(ret_y, h.tensors[out].data, 2 * sizeof(float));
+        kh_done(&h);
+}
+
+/* TFLite 2.9 takes uint8 hybrid weights and reads their bytes as int8 (the
+ * zero point is not used): the same bytes give the same result. */
+START_TEST(test_rnn_hybrid_uint8_weights_read_as_int8) {
+        const int8_t wq[4] = { 16, -32, 8, 64 }, rq[4] = { 32, 16, -16, 8 };
+        float a[2], b[2];
+        hybrid_rnn_run(RT_TYPE_INT8, wq, rq, a);
+        hybrid_rnn_run(RT_TYPE_UINT8, wq, rq, b);
+        ck_assert_float_eq(a[0], b[0]);
+        ck_assert_float_eq(a[1], b[1]);
+}
+END_TEST
+
 START_TEST(test_rnn_rejects_bad_shapes) {
         kh_t h;
         kh_init(&h);
@@ -249,6 +280,7 @@ int main(void) {
         tcase_add_test(tc, test_sequence_rnn_batch_major);
         tcase_add_test(tc, test_sequence_rnn_time_major);
         tcase_add_test(tc, test_sequence_rnn_hybrid);
+        tcase_add_test(tc, test_rnn_hybrid_uint8_weights_read_as_int8);
         tcase_add_test(tc, test_rnn_rejects_bad_shapes);
         tcase_add_test(tc, test_lstm_op16_single_step);
         tcase_add_test(tc, test_birnn_separate_outputs);
