@@ -463,7 +463,7 @@ static int gen_lstm_like(dt_case_t *c, dt_rng_t *r, int kind) {
                 q.batch = 1;
         bool asym = q.wt != F && dt_chance(r, 0.5);
         int32_t act = (int32_t) DT_PICK(r, RT_ACT_TANH, RT_ACT_TANH, RT_ACT_TANH, RT_ACT_NONE, RT_ACT_RELU,
-                                        RT_ACT_RELU6);
+                                        RT_ACT_RELU6, RT_ACT_RELU_N1_TO_1, RT_ACT_SIGN_BIT);
         float cell_clip = dt_chance(r, 0.3) ? (float) (0.2 + 3 * dt_unit(r)) : 0;
         float proj_clip = q.proj && dt_chance(r, 0.4) ? (float) (0.2 + 3 * dt_unit(r)) : 0;
         c->accum = (q.in + q.out + q.cell) * steps * (kind == 2 ? 2 : 1) + 1;
