@@ -322,6 +322,26 @@ static int gen_rnn_like(dt_case_t *c, dt_rng_t *r, int kind) {
                 return -ENOMEM;
         if (kind == 2 && rnn_weights(c, r, wt, batch, in, units, &bw) < 0)
                 return -ENOMEM;
+        /* BIDIRECTIONAL: an auxiliary input, with aux weights (added in both
+         * cells) or without (the time-major backward cell reads it instead
+         * of the input). TFLite steps through it by the input's row size, so
+         * it is at least as wide as the input (narrower reads past its end). */
+        int aux_mode = kind == 2 ? (int) DT_PICK(r, 0, 0, 0, 1, 2) : 0;
+        int32_t aux = -1, faw = -1, baw = -1, n_aux = in + (dt_chance(r, 0.7) ? 0 : (int32_t) dt_int(r, 1, 2));
+        /* (Float batch-major steps by the aux size: narrower is fine there.) */
+        if (wt == F && !time_major && dt_chance(r, 0.3))
+                n_aux = (int32_t) dt_int(r, 1, in);
+        if (aux_mode) {
+                int32_t as[3] = { xs[0], xs[1], n_aux };
+                aux = dt_input(c, r, F, 3, as, 0, 0, &seq_fill);
+                if (aux_mode == 1) {
+                        faw = weights(c, r, wt, 2, TFB_DIMS(units, n_aux));
+                        baw = weights(c, r, wt, 2, TFB_DIMS(units, n_aux));
+                }
+                if (aux < 0 || (aux_mode == 1 && (faw < 0 || baw < 0)))
+                        return -ENOMEM;
+                dt_desc(c, "aux=%s aux_size=%d", aux_mode == 1 ? "weights" : "as_bw_input", n_aux);
+        }
         int32_t os[3];
         memcpy(os, xs, sizeof(os));
         os[rank - 1] = merge ? 2 * units : units;
@@ -346,7 +366,7 @@ static int gen_rnn_like(dt_case_t *c, dt_rng_t *r, int kind) {
         tfb_option_t o[] = { TFB_OPT_BOOL(0, time_major), TFB_OPT_I8(1, act), TFB_OPT_BOOL(2, merge),
                              TFB_OPT_BOOL(3, asym) };
         return op_end(c, RT_BUILTIN_BIDIRECTIONAL_SEQUENCE_RNN, wt == F ? 1 : 3,
-                      TFB_IDS(x, fw.w, fw.rw, fw.b, fw.h, bw.w, bw.rw, bw.b, bw.h, -1, -1, -1), 12, TFB_IDS(y, y2),
+                      TFB_IDS(x, fw.w, fw.rw, fw.b, fw.h, bw.w, bw.rw, bw.b, bw.h, aux, faw, baw), 12, TFB_IDS(y, y2),
                       merge ? 1 : 2, RT_OPTIONS_BIDIRECTIONAL_SEQUENCE_RNN, o, 4);
 }
 

@@ -11,7 +11,7 @@
  * [batch, time, units] / [time, batch, units].
  *
  * BIDIRECTIONAL_SEQUENCE_RNN (46) runs a forward and a backward cell over
- * the sequence (see below); auxiliary inputs are not supported.
+ * the sequence (see below), with TFLite 2.9's auxiliary input semantics.
  *
  * Types: float32, and hybrid (float activations, int8 weights with a
  * per-tensor scale; inputs quantized per batch row).
@@ -137,16 +137,24 @@ static float rnn_act(rt_activation_t act, float v) {
 }
 
 typedef struct rnn_hyb {
-        int8_t *qx, *qh;
+        int8_t *qx, *qh, *qa;
         float *sf;
         int32_t *zp;
 } rnn_hyb_t;
 
+/* An auxiliary input of a step (BIDIRECTIONAL_SEQUENCE_RNN): n_batch rows
+ * of n_aux values from `x`, and its weights [units, n_aux]. */
+typedef struct rnn_aux {
+        const float *x;
+        int32_t n_aux;
+        const rt_tensor_t *w;
+} rnn_aux_t;
+
 /* RnnBatchStep for n_batch rows: y rows are out_lead floats apart; tmp
  * holds n_batch * n_units floats. */
-static void rnn_step(const rt_rnn_params_t *p, const rt_tensor_t *w, const rt_tensor_t *r, const float *bias,
-                     int32_t n_batch, int32_t n_input, int32_t n_units, const float *x, float *h, float *y,
-                     int32_t out_lead, float *tmp, const rnn_hyb_t *hy) {
+static void rnn_step_aux(const rt_rnn_params_t *p, const rt_tensor_t *w, const rt_tensor_t *r, const float *bias,
+                         int32_t n_batch, int32_t n_input, int32_t n_units, const float *x, const rnn_aux_t *aux,
+                         float *h, float *y, int32_t out_lead, float *tmp, const rnn_hyb_t *hy) {
         float *out = y;
         y = tmp;
         for (int32_t b = 0; b < n_batch; b++)
@@ -158,6 +166,15 @@ static void rnn_step(const rt_rnn_params_t *p, const rt_tensor_t *w, const rt_te
                                 float dot = 0.0f;
                                 for (int32_t k = 0; k < n_input; k++)
                                         dot += wd[(size_t) u * n_input + k] * x[(size_t) b * n_input + k];
+                                y[(size_t) b * n_units + u] += dot;
+                        }
+                }
+                for (int32_t b = 0; aux && b < n_batch; b++) {
+                        const float *ad = aux->w->data;
+                        for (int32_t u = 0; u < n_units; u++) {
+                                float dot = 0.0f;
+                                for (int32_t k = 0; k < aux->n_aux; k++)
+                                        dot += ad[(size_t) u * aux->n_aux + k] * aux->x[(size_t) b * aux->n_aux + k];
                                 y[(size_t) b * n_units + u] += dot;
                         }
                 }
@@ -178,6 +195,13 @@ static void rnn_step(const rt_rnn_params_t *p, const rt_tensor_t *w, const rt_te
                         seq__mbvma_hybrid(w->data, n_units, n_input, w->scale, hy->qx, hy->sf, asym ? hy->zp : NULL,
                                           n_batch, y);
                 }
+                if (aux && !seq__is_zero(aux->x, (size_t) n_batch * aux->n_aux)) {
+                        for (int32_t b = 0; b < n_batch; b++)
+                                seq__quantize_row(aux->x + (size_t) b * aux->n_aux, aux->n_aux,
+                                                  hy->qa + (size_t) b * aux->n_aux, &hy->sf[b], &hy->zp[b], asym);
+                        seq__mbvma_hybrid(aux->w->data, n_units, aux->n_aux, aux->w->scale, hy->qa, hy->sf,
+                                          asym ? hy->zp : NULL, n_batch, y);
+                }
                 if (!seq__is_zero(h, (size_t) n_batch * n_units)) {
                         for (int32_t b = 0; b < n_batch; b++)
                                 seq__quantize_row(h + (size_t) b * n_units, n_units, hy->qh + (size_t) b * n_units,
@@ -194,8 +218,15 @@ static void rnn_step(const rt_rnn_params_t *p, const rt_tensor_t *w, const rt_te
                 memcpy(out + (size_t) b * out_lead, y + (size_t) b * n_units, (size_t) n_units * sizeof(float));
 }
 
+static void rnn_step(const rt_rnn_params_t *p, const rt_tensor_t *w, const rt_tensor_t *r, const float *bias,
+                     int32_t n_batch, int32_t n_input, int32_t n_units, const float *x, float *h, float *y,
+                     int32_t out_lead, float *tmp, const rnn_hyb_t *hy) {
+        rnn_step_aux(p, w, r, bias, n_batch, n_input, n_units, x, NULL, h, y, out_lead, tmp, hy);
+}
+
 /* Carve the scratch buffer: tmp (max_units * batch floats), then the
- * hybrid factors and quantized rows. */
+ * hybrid factors and quantized rows (input, hidden state of `units`, and
+ * after them an auxiliary input's). */
 static int rnn_scratch(rt_context_t *ctx, rt_node_t *node, const rnn_data_t *d, int32_t batch, int32_t units,
                        int32_t input, float **ret_tmp, rnn_hyb_t *hy, rnn_hyb_t **ret_hy) {
         uint8_t *s = ctx->get_scratch(ctx, node, d->scratch_id);
@@ -208,6 +239,7 @@ static int rnn_scratch(rt_context_t *ctx, rt_node_t *node, const rnn_data_t *d, 
                 hy->zp = (int32_t *) (hy->sf + batch);
                 hy->qx = (int8_t *) (hy->zp + batch);
                 hy->qh = hy->qx + (size_t) batch * input;
+                hy->qa = hy->qh + (size_t) batch * units;
                 *ret_hy = hy;
         }
         return 0;
@@ -272,7 +304,7 @@ const rt_registration_t rt_kernel_unidirectional_sequence_rnn = {
 /* ---- BIDIRECTIONAL_SEQUENCE_RNN (46) ----
  * Inputs: 0 input, 1-4 forward weights, recurrent weights, bias, hidden
  * state, 5-8 the same for the backward cell, 9-11 aux input and aux weights
- * (must be absent here). Outputs: forward [.., fw_units] and backward
+ * (optional; see birnn_prepare). Outputs: forward [.., fw_units] and backward
  * [.., bw_units], or one merged output [.., fw_units + bw_units]. */
 
 static int birnn_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
@@ -315,17 +347,46 @@ static int birnn_prepare(rt_context_t *ctx, rt_node_t *node) {
                 return rt_ctx_error(ctx, "%s: missing params", nm);
         if (node->n_inputs < 9 || node->n_outputs != (p->merge_outputs ? 1 : 2))
                 return rt_ctx_error(ctx, "%s: expected 9-12 inputs and %d outputs", nm, p->merge_outputs ? 1 : 2);
-        for (int i = 9; i < node->n_inputs; i++) {
-                if (rt_node_input(ctx, node, i)) {
-                        (void) rt_ctx_error(ctx, "%s: auxiliary inputs are not supported", nm);
-                        return -ENOTSUP;
-                }
-        }
         rt_tensor_t *x = rt_node_input(ctx, node, 0);
         if (!x || x->rank != 3 || x->type != RT_TYPE_FLOAT32)
                 return rt_ctx_error(ctx, "%s: input must be 3-D float32", nm);
         int32_t batch = p->time_major ? x->dims[1] : x->dims[0];
         int32_t input = x->dims[2];
+        /* Auxiliary input (9) and its weights (10, 11), as TFLite 2.9 reads
+         * them: with weights, each cell adds aux weights x aux input, the
+         * aux rows found at steps of the *input* size when time-major or
+         * hybrid, of the aux size for float batch-major (so there an aux
+         * input narrower than the input would be read past its end:
+         * refused); without weights, the time-major backward cell reads the
+         * aux input in place of the input, with the input's row size. */
+        rt_tensor_t *aux = node->n_inputs > 9 ? rt_node_input(ctx, node, 9) : NULL;
+        rt_tensor_t *faw = node->n_inputs > 10 ? rt_node_input(ctx, node, 10) : NULL;
+        rt_tensor_t *baw = node->n_inputs > 11 ? rt_node_input(ctx, node, 11) : NULL;
+        int32_t n_aux = 0;
+        if (!faw != !baw)
+                return rt_ctx_error(ctx, "%s: both or neither auxiliary weights", nm);
+        if (aux && (aux->type != RT_TYPE_FLOAT32 || aux->rank != 3))
+                return rt_ctx_error(ctx, "%s: auxiliary input must be 3-D float32", nm);
+        if (faw) {
+                if (!aux || aux->dims[0] != x->dims[0] || aux->dims[1] != x->dims[1])
+                        return rt_ctx_error(ctx, "%s: auxiliary input must match the input but for its last "
+                                            "dimension", nm);
+                n_aux = aux->dims[2];
+                rt_tensor_t *w1 = rt_node_input(ctx, node, 1), *w5 = rt_node_input(ctx, node, 5);
+                if (!w1 || !w5 || faw->rank != 2 || baw->rank != 2 || faw->dims[0] != w1->dims[0] ||
+                    baw->dims[0] != w5->dims[0] || faw->dims[1] != n_aux || baw->dims[1] != n_aux ||
+                    faw->type != w1->type || baw->type != w5->type)
+                        return rt_ctx_error(ctx, "%s: auxiliary weights do not match", nm);
+                if (n_aux < input && (p->time_major || w1->type != RT_TYPE_FLOAT32)) {
+                        (void) rt_ctx_error(ctx, "%s: an auxiliary input narrower than the input (%d < %d) is "
+                                            "read past its end by TFLite", nm, n_aux, input);
+                        return -ENOTSUP;
+                }
+        } else if (aux && p->time_major && rt_tensor_count(aux) < rt_tensor_count(x)) {
+                (void) rt_ctx_error(ctx, "%s: the backward cell reads the auxiliary input as the input; it is "
+                                    "smaller", nm);
+                return -ENOTSUP;
+        }
         bool hyb_fw, hyb_bw;
         int32_t fw_units, bw_units;
         int r = birnn_check_cell(ctx, node, 1, batch, input, &hyb_fw, &fw_units);
@@ -345,7 +406,7 @@ static int birnn_prepare(rt_context_t *ctx, rt_node_t *node) {
         int32_t units = fw_units > bw_units ? fw_units : bw_units;
         size_t bytes = (size_t) batch * units * sizeof(float);
         if (d->hybrid)
-                bytes += (size_t) batch * (input + units) + (size_t) batch * 8 + 8;
+                bytes += (size_t) batch * (input + units + n_aux) + (size_t) batch * 8 + 8;
         r = ctx->request_scratch(ctx, node, bytes, &d->scratch_id);
         if (r < 0)
                 return r;
@@ -388,6 +449,17 @@ static int birnn_invoke(rt_context_t *ctx, rt_node_t *node) {
                 return r;
         const float *xd = x->data;
         float *fw_h = t[4]->data, *bw_h = t[8]->data;
+        const rt_tensor_t *aux = node->n_inputs > 9 ? rt_node_input(ctx, node, 9) : NULL;
+        const rt_tensor_t *faw = node->n_inputs > 10 ? rt_node_input(ctx, node, 10) : NULL;
+        const rt_tensor_t *baw = node->n_inputs > 11 ? rt_node_input(ctx, node, 11) : NULL;
+        if ((aux && !aux->data) || (faw && (!faw->data || !baw->data)))
+                return rt_ctx_error(ctx, "%s: auxiliary input without data", node->reg->name);
+        const float *ad = aux ? aux->data : NULL;
+        /* Without aux weights the time-major backward cell reads the aux
+         * input (TFLite's "non-stacking" mode; batch-major reads the input). */
+        const float *bw_xd = aux && !faw ? ad : xd;
+        rnn_aux_t fa = { .n_aux = faw ? aux->dims[2] : 0, .w = faw }, ba = { .n_aux = fa.n_aux, .w = baw };
+        const rnn_aux_t *fap = faw ? &fa : NULL, *bap = faw ? &ba : NULL;
         float *fw_y = fw_out->data;
         float *bw_y = (float *) bw_out->data + (p->merge_outputs ? fw_units : 0);
         if (p->time_major) {
@@ -397,26 +469,35 @@ static int birnn_invoke(rt_context_t *ctx, rt_node_t *node) {
                  * in the outputs. The float path runs it once. */
                 const int32_t passes = d->hybrid ? time : 1;
                 for (int32_t pass = 0; pass < passes; pass++) {
-                        for (int32_t s = 0; s < time; s++)
-                                rnn_step(p, t[1], t[2], t[3]->data, batch, input, fw_units,
-                                         xd + (size_t) s * batch * input, fw_h, fw_y + (size_t) s * batch * fw_step,
-                                         fw_step, tmp, hyp);
-                        for (int32_t s = time - 1; s >= 0; s--)
-                                rnn_step(p, t[5], t[6], t[7]->data, batch, input, bw_units,
-                                         xd + (size_t) s * batch * input, bw_h, bw_y + (size_t) s * batch * bw_step,
-                                         bw_step, tmp, hyp);
+                        for (int32_t s = 0; s < time; s++) {
+                                fa.x = ad ? ad + (size_t) s * batch * input : NULL;
+                                rnn_step_aux(p, t[1], t[2], t[3]->data, batch, input, fw_units,
+                                             xd + (size_t) s * batch * input, fap, fw_h,
+                                             fw_y + (size_t) s * batch * fw_step, fw_step, tmp, hyp);
+                        }
+                        for (int32_t s = time - 1; s >= 0; s--) {
+                                ba.x = ad ? ad + (size_t) s * batch * input : NULL;
+                                rnn_step_aux(p, t[5], t[6], t[7]->data, batch, input, bw_units,
+                                             bw_xd + (size_t) s * batch * input, bap, bw_h,
+                                             bw_y + (size_t) s * batch * bw_step, bw_step, tmp, hyp);
+                        }
                 }
                 return 0;
         }
+        const int32_t aux_row = d->hybrid ? input : fa.n_aux;
         for (int32_t b = 0; b < batch; b++) {
-                for (int32_t s = 0; s < time; s++)
-                        rnn_step(p, t[1], t[2], t[3]->data, 1, input, fw_units,
-                                 xd + ((size_t) b * time + s) * input, fw_h + (size_t) b * fw_units,
-                                 fw_y + ((size_t) b * time + s) * fw_step, fw_step, tmp, hyp);
-                for (int32_t s = time - 1; s >= 0; s--)
-                        rnn_step(p, t[5], t[6], t[7]->data, 1, input, bw_units,
-                                 xd + ((size_t) b * time + s) * input, bw_h + (size_t) b * bw_units,
-                                 bw_y + ((size_t) b * time + s) * bw_step, bw_step, tmp, hyp);
+                for (int32_t s = 0; s < time; s++) {
+                        fa.x = ad ? ad + ((size_t) b * time + s) * aux_row : NULL;
+                        rnn_step_aux(p, t[1], t[2], t[3]->data, 1, input, fw_units,
+                                     xd + ((size_t) b * time + s) * input, fap, fw_h + (size_t) b * fw_units,
+                                     fw_y + ((size_t) b * time + s) * fw_step, fw_step, tmp, hyp);
+                }
+                for (int32_t s = time - 1; s >= 0; s--) {
+                        ba.x = ad ? ad + ((size_t) b * time + s) * aux_row : NULL;
+                        rnn_step_aux(p, t[5], t[6], t[7]->data, 1, input, bw_units,
+                                     xd + ((size_t) b * time + s) * input, bap, bw_h + (size_t) b * bw_units,
+                                     bw_y + ((size_t) b * time + s) * bw_step, bw_step, tmp, hyp);
+                }
         }
         return 0;
 }

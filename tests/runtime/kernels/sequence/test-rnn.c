@@ -222,15 +222,77 @@ START_TEST(test_birnn_merged_time_major) {
 }
 END_TEST
 
-START_TEST(test_birnn_rejects_aux_input) {
-        kh_t h;
-        kh_init(&h);
+/* A time-major bidirectional RNN with an auxiliary input of n_aux values
+ * per row and aux weights (forward: rw padded, backward: w padded). */
+static int birnn_aux_run(kh_t *h, int32_t n_aux, const float *aux, int32_t *out) {
+        const float xs[6] = { 1.0f, 0.5f, -0.5f, 0.25f, 0.75f, -1.0f };
+        float fa[2 * 4] = { 0 }, ba[2 * 4] = { 0 };
+        for (int u = 0; u < 2; u++)
+                for (int k = 0; k < 2; k++) {
+                        fa[u * n_aux + k] = rw[u * 2 + k];
+                        ba[u * n_aux + k] = w[u * 2 + k];
+                }
         int32_t in[12];
-        for (int i = 0; i < 12; i++)
-                in[i] = kh_tensor(&h, RT_TYPE_FLOAT32, 1, (int32_t[]){ 1 }, (float[1]){ 0 });
-        int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
-        rt_rnn_params_t p = { .merge_outputs = true };
-        ck_assert_int_eq(kh_run(&h, &rt_kernel_bidirectional_sequence_rnn, &p, in, 12, &out, 1), -ENOTSUP);
+        kh_init(h);
+        in[0] = kh_tensor(h, RT_TYPE_FLOAT32, 3, (int32_t[]){ 3, 1, 2 }, xs);
+        in[1] = kh_const(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 2, 2 }, w);
+        in[2] = kh_const(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 2, 2 }, rw);
+        in[3] = kh_const(h, RT_TYPE_FLOAT32, 1, (int32_t[]){ 2 }, bias);
+        in[4] = kh_tensor(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 2 }, (float[2]){ 0 });
+        in[5] = kh_const(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 2, 2 }, rw);
+        in[6] = kh_const(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 2, 2 }, w);
+        in[7] = kh_const(h, RT_TYPE_FLOAT32, 1, (int32_t[]){ 2 }, bias);
+        in[8] = kh_tensor(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 2 }, (float[2]){ 0 });
+        in[9] = kh_tensor(h, RT_TYPE_FLOAT32, 3, (int32_t[]){ 3, 1, n_aux }, aux);
+        in[10] = kh_const(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 2, n_aux }, fa);
+        in[11] = kh_const(h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 2, n_aux }, ba);
+        *out = kh_tensor(h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        rt_rnn_params_t p = { .activation = RT_ACT_TANH, .time_major = true, .merge_outputs = true };
+        return kh_run(h, &rt_kernel_bidirectional_sequence_rnn, &p, in, 12, out, 1);
+}
+
+/* Auxiliary input with weights: each cell adds aux weights x aux input. */
+START_TEST(test_birnn_aux_input_with_weights) {
+        const float xs[6] = { 1.0f, 0.5f, -0.5f, 0.25f, 0.75f, -1.0f };
+        const float aux[6] = { 0.5f, -1.0f, 0.25f, 0.25f, -0.75f, 1.0f };
+        kh_t h;
+        int32_t out;
+        ck_assert_int_eq(birnn_aux_run(&h, 2, aux, &out), 0);
+        double fw[3][2], bw[3][2], hf[2] = { 0, 0 }, hb[2] = { 0, 0 };
+        for (int t = 0; t < 3; t++) {
+                double y[2];
+                for (int u = 0; u < 2; u++)
+                        y[u] = tanh(bias[u] + w[u * 2] * xs[2 * t] + w[u * 2 + 1] * xs[2 * t + 1] +
+                                    rw[u * 2] * aux[2 * t] + rw[u * 2 + 1] * aux[2 * t + 1] + rw[u * 2] * hf[0] +
+                                    rw[u * 2 + 1] * hf[1]);
+                hf[0] = fw[t][0] = y[0];
+                hf[1] = fw[t][1] = y[1];
+        }
+        for (int t = 2; t >= 0; t--) {
+                double y[2];
+                for (int u = 0; u < 2; u++)
+                        y[u] = tanh(bias[u] + rw[u * 2] * xs[2 * t] + rw[u * 2 + 1] * xs[2 * t + 1] +
+                                    w[u * 2] * aux[2 * t] + w[u * 2 + 1] * aux[2 * t + 1] + w[u * 2] * hb[0] +
+                                    w[u * 2 + 1] * hb[1]);
+                hb[0] = bw[t][0] = y[0];
+                hb[1] = bw[t][1] = y[1];
+        }
+        const float *y = h.tensors[out].data;
+        for (int t = 0; t < 3; t++)
+                for (int u = 0; u < 2; u++) {
+                        ck_assert_double_eq_tol(y[t * 4 + u], fw[t][u], 1e-6);
+                        ck_assert_double_eq_tol(y[t * 4 + 2 + u], bw[t][u], 1e-6);
+                }
+        kh_done(&h);
+}
+END_TEST
+
+/* TFLite steps through the aux input by the input's row size: a narrower
+ * aux input would be read past its end there, so it is refused. */
+START_TEST(test_birnn_rejects_narrow_aux_input) {
+        kh_t h;
+        int32_t out;
+        ck_assert_int_eq(birnn_aux_run(&h, 1, (float[3]){ 1, 2, 3 }, &out), -ENOTSUP);
         ck_assert_ptr_nonnull(strstr(h.error, "auxiliary"));
         kh_done(&h);
 }
@@ -285,7 +347,8 @@ int main(void) {
         tcase_add_test(tc, test_lstm_op16_single_step);
         tcase_add_test(tc, test_birnn_separate_outputs);
         tcase_add_test(tc, test_birnn_merged_time_major);
-        tcase_add_test(tc, test_birnn_rejects_aux_input);
+        tcase_add_test(tc, test_birnn_aux_input_with_weights);
+        tcase_add_test(tc, test_birnn_rejects_narrow_aux_input);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
