@@ -501,6 +501,26 @@ static int gen_lstm_like(dt_case_t *c, dt_rng_t *r, int kind) {
                 return -ENOMEM;
         if (kind == 2 && lstm_cell(c, r, &q, bw, bln) < 0)
                 return -ENOMEM;
+        /* BIDIRECTIONAL: an auxiliary input with weights for every gate
+         * (added in both cells; TFLite steps through it by the input size,
+         * so at least as wide as the input) or without (the backward cell
+         * reads it instead of the input; then shaped as the input). */
+        int aux_mode = kind == 2 ? (int) DT_PICK(r, 0, 0, 0, 1, 2) : 0;
+        int32_t aux = -1, aw[8];
+        for (int i = 0; i < 8; i++)
+                aw[i] = -1;
+        if (aux_mode) {
+                int32_t n_aux = aux_mode == 2 || dt_chance(r, 0.7) ? q.in : q.in + (int32_t) dt_int(r, 1, 2);
+                aux = dt_input(c, r, F, 3, TFB_DIMS(xs[0], xs[1], n_aux), 0, 0, &seq_fill);
+                for (int i = 0; aux_mode == 1 && i < 8; i++)
+                        aw[i] = q.cifg && i % 4 == 0 ? -1 : weights(c, r, q.wt, 2, TFB_DIMS(q.cell, n_aux));
+                for (int i = 0; i < 8; i++)
+                        if (aw[i] < -1)
+                                return -ENOMEM;
+                if (aux < 0)
+                        return -ENOMEM;
+                dt_desc(c, "aux=%s aux_size=%d", aux_mode == 1 ? "weights" : "as_bw_input", n_aux);
+        }
         int32_t fh = var_tensor(c, F, 2, TFB_DIMS(q.batch, q.out), 0, 0);
         int32_t fc = var_tensor(c, F, 2, TFB_DIMS(q.batch, q.cell), 0, 0);
         int32_t bh = kind == 2 ? var_tensor(c, F, 2, TFB_DIMS(q.batch, q.out), 0, 0) : -1;
@@ -542,6 +562,8 @@ static int gen_lstm_like(dt_case_t *c, dt_rng_t *r, int kind) {
         memcpy(ins + 1, fw, sizeof(fw));
         memcpy(ins + 18, bw, sizeof(bw));
         ins[35] = fh, ins[36] = fc, ins[37] = bh, ins[38] = bc;
+        ins[39] = aux;
+        memcpy(ins + 40, aw, sizeof(aw));
         tfb_option_t o[] = { TFB_OPT_I8(0, act), TFB_OPT_F32(1, cell_clip), TFB_OPT_F32(2, proj_clip),
                              TFB_OPT_BOOL(3, merge), TFB_OPT_BOOL(4, time_major), TFB_OPT_BOOL(5, asym) };
         return op_end(c, RT_BUILTIN_BIDIRECTIONAL_SEQUENCE_LSTM, version, ins, 48, TFB_IDS(y, y2), merge ? 1 : 2,

@@ -398,7 +398,7 @@ static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
                  * quantized vectors, scaling factors and zero points. */
                 size_t nq = (size_t) dims.n_batch * ((size_t) dims.n_input + dims.n_output + dims.n_cell);
                 scratch_bytes = (6 * nbc + (size_t) dims.n_batch * dims.n_output) * sizeof(float) +
-                                (d->hybrid ? nq + 16 + (size_t) dims.n_batch * 6 * 4 : 0);
+                                (d->hybrid ? nq + 16 + (size_t) dims.n_batch * 8 * 4 : 0);
         } else if (in->type == RT_TYPE_INT8) {
                 d->integer = true;
                 r = lstm_prepare_integer(ctx, node, p, d, t);
@@ -440,9 +440,22 @@ static const float *fdata(const rt_tensor_t *t) {
 }
 
 /* gate = act(W_in x + W_rec h + peephole * c [layer norm] + bias) for one batch. */
-static void lstm_gate_float(const float *x, const float *w_in, int32_t n_input, const float *h,
-                            const float *w_rec, int32_t n_output, const float *c, const float *w_cell,
-                            const float *ln, const float *bias, int32_t n_cell, bool sigmoid,
+/* An auxiliary input (BIDIRECTIONAL_SEQUENCE_LSTM): this step's rows of
+ * n_aux values (x, rows `row` floats apart) and the per-gate weights
+ * [n_cell, n_aux] (NULL for the input gate of a CIFG cell). */
+typedef struct lstm_aux {
+        const float *x;
+        int32_t n_aux;
+        const rt_tensor_t *w[N_GATES];
+} lstm_aux_t;
+
+static const float *aux_w(const lstm_aux_t *a, int g) {
+        return a && a->w[g] ? a->w[g]->data : NULL;
+}
+
+static void lstm_gate_float(const float *x, const float *w_in, int32_t n_input, const float *ax, const float *w_aux,
+                            int32_t n_aux, const float *h, const float *w_rec, int32_t n_output, const float *c,
+                            const float *w_cell, const float *ln, const float *bias, int32_t n_cell, bool sigmoid,
                             rt_activation_t act, float *gate) {
         for (int32_t r = 0; r < n_cell; r++) {
                 float acc = ln ? 0.0f : bias[r];
@@ -450,6 +463,12 @@ static void lstm_gate_float(const float *x, const float *w_in, int32_t n_input, 
                 for (int32_t k = 0; k < n_input; k++)
                         dot += w_in[(size_t) r * n_input + k] * x[k];
                 acc += dot;
+                if (w_aux) {
+                        dot = 0.0f;
+                        for (int32_t k = 0; k < n_aux; k++)
+                                dot += w_aux[(size_t) r * n_aux + k] * ax[k];
+                        acc += dot;
+                }
                 dot = 0.0f;
                 for (int32_t k = 0; k < n_output; k++)
                         dot += w_rec[(size_t) r * n_output + k] * h[k];
@@ -474,22 +493,27 @@ static void lstm_gate_float(const float *x, const float *w_in, int32_t n_input, 
                 gate[r] = sigmoid ? lstm_sigmoid(gate[r]) : lstm_act(act, gate[r]);
 }
 
-static void lstm_step_float(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t n_input, int32_t n_cell,
-                            int32_t n_output, const float *x, float *h, float *c, float *out, float *scratch) {
+static void lstm_step_float(const rt_lstm_params_t *p, rt_tensor_t **t, const lstm_aux_t *a, int32_t n_input,
+                            int32_t n_cell, int32_t n_output, const float *x, float *h, float *c, float *out,
+                            float *scratch) {
+        const float *ax = a ? a->x : NULL;
+        const int32_t n_aux = a ? a->n_aux : 0;
         float *ig = scratch, *fg = scratch + n_cell, *cg = scratch + 2 * n_cell, *og = scratch + 3 * n_cell;
         float *tmp = scratch + 4 * n_cell;
         const bool cifg = !t[RT_LSTM_INPUT_TO_INPUT_W];
         const bool ln = t[RT_LSTM_FORGET_LAYER_NORM] != NULL;
         if (!cifg)
-                lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_INPUT_W]), n_input, h,
+                lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_INPUT_W]), n_input, ax, aux_w(a, GATE_INPUT), n_aux, h,
                                 fdata(t[RT_LSTM_RECURRENT_TO_INPUT_W]), n_output, c,
                                 fdata(t[RT_LSTM_CELL_TO_INPUT_W]), ln ? fdata(t[RT_LSTM_INPUT_LAYER_NORM]) : NULL,
                                 fdata(t[RT_LSTM_INPUT_GATE_BIAS]), n_cell, true, p->activation, ig);
-        lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_FORGET_W]), n_input, h, fdata(t[RT_LSTM_RECURRENT_TO_FORGET_W]),
+        lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_FORGET_W]), n_input, ax, aux_w(a, GATE_FORGET), n_aux, h,
+                        fdata(t[RT_LSTM_RECURRENT_TO_FORGET_W]),
                         n_output, c, fdata(t[RT_LSTM_CELL_TO_FORGET_W]),
                         ln ? fdata(t[RT_LSTM_FORGET_LAYER_NORM]) : NULL, fdata(t[RT_LSTM_FORGET_GATE_BIAS]),
                         n_cell, true, p->activation, fg);
-        lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_CELL_W]), n_input, h, fdata(t[RT_LSTM_RECURRENT_TO_CELL_W]),
+        lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_CELL_W]), n_input, ax, aux_w(a, GATE_CELL), n_aux, h,
+                        fdata(t[RT_LSTM_RECURRENT_TO_CELL_W]),
                         n_output, c, NULL, ln ? fdata(t[RT_LSTM_CELL_LAYER_NORM]) : NULL,
                         fdata(t[RT_LSTM_CELL_GATE_BIAS]), n_cell, false, p->activation, cg);
         for (int32_t r = 0; r < n_cell; r++) {
@@ -499,7 +523,8 @@ static void lstm_step_float(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t 
                         ncs = ncs < -p->cell_clip ? -p->cell_clip : (ncs > p->cell_clip ? p->cell_clip : ncs);
                 c[r] = ncs;
         }
-        lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_OUTPUT_W]), n_input, h, fdata(t[RT_LSTM_RECURRENT_TO_OUTPUT_W]),
+        lstm_gate_float(x, fdata(t[RT_LSTM_INPUT_TO_OUTPUT_W]), n_input, ax, aux_w(a, GATE_OUTPUT), n_aux, h,
+                        fdata(t[RT_LSTM_RECURRENT_TO_OUTPUT_W]),
                         n_output, c, fdata(t[RT_LSTM_CELL_TO_OUTPUT_W]),
                         ln ? fdata(t[RT_LSTM_OUTPUT_LAYER_NORM]) : NULL, fdata(t[RT_LSTM_OUTPUT_GATE_BIAS]),
                         n_cell, true, p->activation, og);
@@ -538,16 +563,19 @@ typedef struct hyb_vec {
         bool zero;
 } hyb_vec_t;
 
-static void lstm_gate_hybrid(const rt_tensor_t *w_in, const hyb_vec_t *x, int32_t n_input, const rt_tensor_t *w_rec,
-                             const hyb_vec_t *h, int32_t n_output, const float *c, const rt_tensor_t *w_cell,
-                             const float *ln, const float *bias, int32_t n_batch, int32_t n_cell, bool sigmoid,
-                             rt_activation_t act, float *gate, float *tmp) {
+static void lstm_gate_hybrid(const rt_tensor_t *w_in, const hyb_vec_t *x, int32_t n_input, const rt_tensor_t *w_aux,
+                             const hyb_vec_t *ax, int32_t n_aux, const rt_tensor_t *w_rec, const hyb_vec_t *h,
+                             int32_t n_output, const float *c, const rt_tensor_t *w_cell, const float *ln,
+                             const float *bias, int32_t n_batch, int32_t n_cell, bool sigmoid, rt_activation_t act,
+                             float *gate, float *tmp) {
         size_t n = (size_t) n_batch * n_cell;
         for (int32_t b = 0; b < n_batch; b++)
                 for (int32_t r = 0; r < n_cell; r++)
                         gate[(size_t) b * n_cell + r] = ln ? 0.0f : bias[r];
         if (!x->zero)
                 seq__mbvma_hybrid(w_in->data, n_cell, n_input, w_in->scale, x->q, x->sf, x->zp, n_batch, gate);
+        if (w_aux && !ax->zero)
+                seq__mbvma_hybrid(w_aux->data, n_cell, n_aux, w_aux->scale, ax->q, ax->sf, ax->zp, n_batch, gate);
         if (!h->zero)
                 seq__mbvma_hybrid(w_rec->data, n_cell, n_output, w_rec->scale, h->q, h->sf, h->zp, n_batch, gate);
         if (w_cell) {
@@ -579,16 +607,16 @@ typedef struct hyb_scratch {
         float *gates;   /* 4 * n_batch * n_cell */
         float *tmp;     /* n_batch * n_cell */
         float *tmp2;    /* n_batch * n_cell */
-        int8_t *qx, *qh, *qm;
-        float *sf;      /* 3 * n_batch */
-        int32_t *zp;    /* 3 * n_batch */
+        int8_t *qx, *qh, *qm, *qa;
+        float *sf;      /* 4 * n_batch: input, output state, projection, aux */
+        int32_t *zp;    /* 4 * n_batch */
 } hyb_scratch_t;
 
 /* One hybrid step over n_batch rows: x [n_batch, n_input], h [n_batch, n_output],
  * c [n_batch, n_cell]; out rows are out_lead apart. */
-static void lstm_step_hybrid(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t n_batch, int32_t n_input,
-                             int32_t n_cell, int32_t n_output, const float *x, float *h, float *c, float *out,
-                             int32_t out_lead, const hyb_scratch_t *s) {
+static void lstm_step_hybrid(const rt_lstm_params_t *p, rt_tensor_t **t, const lstm_aux_t *a, int32_t n_batch,
+                             int32_t n_input, int32_t n_cell, int32_t n_output, const float *x, float *h, float *c,
+                             float *out, int32_t out_lead, const hyb_scratch_t *s) {
         const bool asym = p->asymmetric_quantize_inputs;
         const bool cifg = !t[RT_LSTM_INPUT_TO_INPUT_W];
         const bool ln = t[RT_LSTM_FORGET_LAYER_NORM] != NULL;
@@ -603,15 +631,26 @@ static void lstm_step_hybrid(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t
         for (int32_t b = 0; b < n_batch && !qh.zero; b++)
                 seq__quantize_row(h + (size_t) b * n_output, n_output, s->qh + (size_t) b * n_output,
                              &s->sf[n_batch + b], &s->zp[n_batch + b], asym);
+        const int32_t n_aux = a ? a->n_aux : 0;
+        hyb_vec_t qa = { s->qa, s->sf + 3 * n_batch, asym ? s->zp + 3 * n_batch : NULL,
+                         !a || seq__is_zero(a->x, (size_t) n_batch * n_aux) };
+        for (int32_t b = 0; b < n_batch && !qa.zero; b++)
+                seq__quantize_row(a->x + (size_t) b * n_aux, n_aux, s->qa + (size_t) b * n_aux,
+                                  &s->sf[3 * n_batch + b], &s->zp[3 * n_batch + b], asym);
+        const rt_tensor_t *const no_aux[N_GATES] = { NULL };
+        const rt_tensor_t *const *aw = a ? a->w : no_aux;
         if (!cifg)
-                lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_INPUT_W], &qx, n_input, t[RT_LSTM_RECURRENT_TO_INPUT_W], &qh,
+                lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_INPUT_W], &qx, n_input, aw[GATE_INPUT], &qa, n_aux,
+                                 t[RT_LSTM_RECURRENT_TO_INPUT_W], &qh,
                                  n_output, c, t[RT_LSTM_CELL_TO_INPUT_W],
                                  ln ? fdata(t[RT_LSTM_INPUT_LAYER_NORM]) : NULL, fdata(t[RT_LSTM_INPUT_GATE_BIAS]),
                                  n_batch, n_cell, true, p->activation, ig, s->tmp);
-        lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_FORGET_W], &qx, n_input, t[RT_LSTM_RECURRENT_TO_FORGET_W], &qh, n_output,
+        lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_FORGET_W], &qx, n_input, aw[GATE_FORGET], &qa, n_aux,
+                         t[RT_LSTM_RECURRENT_TO_FORGET_W], &qh, n_output,
                          c, t[RT_LSTM_CELL_TO_FORGET_W], ln ? fdata(t[RT_LSTM_FORGET_LAYER_NORM]) : NULL,
                          fdata(t[RT_LSTM_FORGET_GATE_BIAS]), n_batch, n_cell, true, p->activation, fg, s->tmp);
-        lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_CELL_W], &qx, n_input, t[RT_LSTM_RECURRENT_TO_CELL_W], &qh, n_output, c,
+        lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_CELL_W], &qx, n_input, aw[GATE_CELL], &qa, n_aux,
+                         t[RT_LSTM_RECURRENT_TO_CELL_W], &qh, n_output, c,
                          NULL, ln ? fdata(t[RT_LSTM_CELL_LAYER_NORM]) : NULL, fdata(t[RT_LSTM_CELL_GATE_BIAS]),
                          n_batch, n_cell, false, p->activation, cg, s->tmp);
         for (size_t i = 0; i < n; i++) {
@@ -621,7 +660,8 @@ static void lstm_step_hybrid(const rt_lstm_params_t *p, rt_tensor_t **t, int32_t
                         ncs = ncs < -p->cell_clip ? -p->cell_clip : (ncs > p->cell_clip ? p->cell_clip : ncs);
                 c[i] = ncs;
         }
-        lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_OUTPUT_W], &qx, n_input, t[RT_LSTM_RECURRENT_TO_OUTPUT_W], &qh, n_output,
+        lstm_gate_hybrid(t[RT_LSTM_INPUT_TO_OUTPUT_W], &qx, n_input, aw[GATE_OUTPUT], &qa, n_aux,
+                         t[RT_LSTM_RECURRENT_TO_OUTPUT_W], &qh, n_output,
                          c, t[RT_LSTM_CELL_TO_OUTPUT_W], ln ? fdata(t[RT_LSTM_OUTPUT_LAYER_NORM]) : NULL,
                          fdata(t[RT_LSTM_OUTPUT_GATE_BIAS]), n_batch, n_cell, true, p->activation, og, s->tmp);
         float *m = s->tmp2;
@@ -856,18 +896,30 @@ static void lstm_step_int(const lstm_data_t *d, rt_tensor_t **t, int32_t n_batch
 /* Run one direction of a float or hybrid LSTM over the whole sequence
  * (TFLite EvalFloat / EvalHybrid): x is [time, batch, input] when
  * time_major, else [batch, time, input]; y rows are out_lead floats apart
- * (y may already point at a column offset inside merged rows). */
-static void lstm_run_float(const rt_lstm_params_t *p, rt_tensor_t **t, bool hybrid, bool forward, bool time_major,
-                           int32_t n_batch, int32_t max_time, int32_t n_input, int32_t n_cell, int32_t n_output,
-                           const float *x, float *y, int32_t out_lead, uint8_t *scratch) {
+ * (y may already point at a column offset inside merged rows). With an
+ * auxiliary input (aux: [.., n_aux] data, weights in aw), TFLite 2.9 finds the aux rows of a step at the
+ * input's step (time * batch * n_input when time-major, (batch * time +
+ * step) * n_input otherwise), the rows of a time-major step n_aux apart. */
+static void lstm_run_aux(const rt_lstm_params_t *p, rt_tensor_t **t, const float *aux, const lstm_aux_t *aw,
+                         bool hybrid, bool forward, bool time_major, int32_t n_batch, int32_t max_time,
+                         int32_t n_input, int32_t n_cell, int32_t n_output, const float *x, float *y,
+                         int32_t out_lead, uint8_t *scratch) {
         float *h = t[RT_LSTM_OUTPUT_STATE]->data, *c = t[RT_LSTM_CELL_STATE]->data;
+        lstm_aux_t a = { 0 };
+        if (aw)
+                a = *aw;
+        const int32_t n_aux = aw ? aw->n_aux : 0;
+        const lstm_aux_t *ap = aw ? &a : NULL;
         if (!hybrid) {
                 float *s = (float *) (void *) scratch;
                 for (int32_t i = 0; i < max_time; i++) {
                         int32_t tt = forward ? i : max_time - 1 - i;
                         for (int32_t b = 0; b < n_batch; b++) {
                                 size_t step = time_major ? (size_t) tt * n_batch + b : (size_t) b * max_time + tt;
-                                lstm_step_float(p, t, n_input, n_cell, n_output, x + step * n_input,
+                                if (aw)
+                                        a.x = time_major ? aux + (size_t) tt * n_batch * n_input + (size_t) b * n_aux
+                                                         : aux + step * n_input;
+                                lstm_step_float(p, t, ap, n_input, n_cell, n_output, x + step * n_input,
                                                 h + (size_t) b * n_output, c + (size_t) b * n_cell,
                                                 y + step * out_lead, s);
                         }
@@ -880,14 +932,17 @@ static void lstm_run_float(const rt_lstm_params_t *p, rt_tensor_t **t, bool hybr
         s.tmp = s.gates + 4 * nbc;
         s.tmp2 = s.tmp + nbc;
         s.sf = s.tmp2 + nbc;
-        s.zp = (int32_t *) (s.sf + 3 * (size_t) n_batch);
-        s.qx = (int8_t *) (s.zp + 3 * (size_t) n_batch);
+        s.zp = (int32_t *) (s.sf + 4 * (size_t) n_batch);
+        s.qx = (int8_t *) (s.zp + 4 * (size_t) n_batch);
         s.qh = s.qx + (size_t) n_batch * n_input;
         s.qm = s.qh + (size_t) n_batch * n_output;
+        s.qa = s.qm + (size_t) n_batch * n_cell;
         if (time_major) {
                 for (int32_t i = 0; i < max_time; i++) {
                         int32_t tt = forward ? i : max_time - 1 - i;
-                        lstm_step_hybrid(p, t, n_batch, n_input, n_cell, n_output,
+                        if (aw)
+                                a.x = aux + (size_t) tt * n_batch * n_input;
+                        lstm_step_hybrid(p, t, ap, n_batch, n_input, n_cell, n_output,
                                          x + (size_t) tt * n_batch * n_input, h, c,
                                          y + (size_t) tt * n_batch * out_lead, out_lead, &s);
                 }
@@ -897,11 +952,20 @@ static void lstm_run_float(const rt_lstm_params_t *p, rt_tensor_t **t, bool hybr
                 for (int32_t i = 0; i < max_time; i++) {
                         int32_t tt = forward ? i : max_time - 1 - i;
                         size_t off = (size_t) b * max_time + tt;
-                        lstm_step_hybrid(p, t, 1, n_input, n_cell, n_output, x + off * n_input,
+                        if (aw)
+                                a.x = aux + off * n_input;
+                        lstm_step_hybrid(p, t, ap, 1, n_input, n_cell, n_output, x + off * n_input,
                                          h + (size_t) b * n_output, c + (size_t) b * n_cell, y + off * out_lead,
                                          out_lead, &s);
                 }
         }
+}
+
+static void lstm_run_float(const rt_lstm_params_t *p, rt_tensor_t **t, bool hybrid, bool forward, bool time_major,
+                           int32_t n_batch, int32_t max_time, int32_t n_input, int32_t n_cell, int32_t n_output,
+                           const float *x, float *y, int32_t out_lead, uint8_t *scratch) {
+        lstm_run_aux(p, t, NULL, NULL, hybrid, forward, time_major, n_batch, max_time, n_input, n_cell, n_output, x, y,
+                     out_lead, scratch);
 }
 
 static int lstm_invoke(rt_context_t *ctx, rt_node_t *node) {
@@ -991,8 +1055,8 @@ const rt_registration_t rt_kernel_lstm = {
 /* ---- BIDIRECTIONAL_SEQUENCE_LSTM (52) ----
  * Inputs: 0 input; 1-17 the forward cell's weights and biases (LSTM inputs
  * 1-17); 18-34 the backward cell's; 35/36 forward output/cell state; 37/38
- * backward output/cell state; 39-47 auxiliary input and weights (must be
- * absent). Outputs: forward and backward, or one merged output. Float and
+ * backward output/cell state; 39-47 auxiliary input and weights (optional,
+ * see bilstm_prepare). Outputs: forward and backward, or one merged output. Float and
  * hybrid only, as in TFLite. */
 
 enum { BILSTM_FW_STATE = 35, BILSTM_BW_STATE = 37, BILSTM_AUX = 39 };
@@ -1028,15 +1092,36 @@ static int bilstm_prepare(rt_context_t *ctx, rt_node_t *node) {
         if (node->n_inputs < BILSTM_AUX || node->n_outputs != (p->merge_outputs ? 1 : 2))
                 return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: expected 48 inputs and %d outputs",
                                     p->merge_outputs ? 1 : 2);
-        for (int i = BILSTM_AUX; i < node->n_inputs; i++) {
-                if (rt_node_input(ctx, node, i)) {
-                        (void) rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary inputs are not supported");
-                        return -ENOTSUP;
-                }
-        }
         rt_tensor_t *in = rt_node_input(ctx, node, 0);
         if (!in || in->rank != 3 || in->type != RT_TYPE_FLOAT32)
                 return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: input must be 3-D float32");
+        /* Auxiliary input (39) and its weights (40-43 forward, 44-47
+         * backward, input gate ones absent for a CIFG cell), as TFLite 2.9
+         * reads them: with weights every gate adds W_aux x aux, the aux rows
+         * found at the input's steps (an aux input narrower than the input
+         * is read past its end there: refused); without weights the
+         * backward cell runs on the aux input instead of the input. */
+        rt_tensor_t *aux = node->n_inputs > BILSTM_AUX ? rt_node_input(ctx, node, BILSTM_AUX) : NULL;
+        int n_aux_w = 0;
+        for (int i = BILSTM_AUX + 1; i < node->n_inputs && i < BILSTM_AUX + 9; i++)
+                n_aux_w += rt_node_input(ctx, node, i) != NULL;
+        if (aux && (aux->type != RT_TYPE_FLOAT32 || aux->rank != 3 || aux->dims[0] != in->dims[0] ||
+                    aux->dims[1] != in->dims[1]))
+                return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary input must be float32 shaped as "
+                                    "the input but for its last dimension");
+        if (n_aux_w && !aux)
+                return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights without an auxiliary input");
+        if (aux && !n_aux_w && aux->dims[2] != in->dims[2]) {
+                (void) rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: an auxiliary input read as the backward "
+                                    "input must match the input");
+                return -ENOTSUP;
+        }
+        const int32_t n_aux = n_aux_w ? aux->dims[2] : 0;
+        if (n_aux_w && n_aux < in->dims[2]) {
+                (void) rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: an auxiliary input narrower than the input "
+                                    "(%d < %d) is read past its end by TFLite", n_aux, in->dims[2]);
+                return -ENOTSUP;
+        }
         lstm_dims_t dims[2];
         size_t scratch = 0;
         for (int dir = 0; dir < 2; dir++) {
@@ -1065,10 +1150,21 @@ static int bilstm_prepare(rt_context_t *ctx, rt_node_t *node) {
                                                     view_in[i], rt_type_name(t->type), rt_type_name(want));
                 }
                 const lstm_dims_t *dm = &dims[dir];
+                bool cifg = !rt_node_input(ctx, &view, RT_LSTM_INPUT_TO_INPUT_W);
+                for (int g = 0; n_aux_w && g < N_GATES; g++) {
+                        rt_tensor_t *aw = rt_node_input(ctx, node, BILSTM_AUX + 1 + 4 * dir + g);
+                        if (!aw != (g == GATE_INPUT && cifg))
+                                return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights must be "
+                                                    "present for every gate the cell has");
+                        if (aw && (aw->rank != 2 || aw->dims[0] != dm->n_cell || aw->dims[1] != n_aux ||
+                                   aw->type != w->type))
+                                return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights %d do not "
+                                                    "match", BILSTM_AUX + 1 + 4 * dir + g);
+                }
                 size_t nbc = (size_t) dm->n_batch * dm->n_cell;
-                size_t nq = (size_t) dm->n_batch * ((size_t) dm->n_input + dm->n_output + dm->n_cell);
+                size_t nq = (size_t) dm->n_batch * ((size_t) dm->n_input + dm->n_output + dm->n_cell + n_aux);
                 size_t bytes = (6 * nbc + (size_t) dm->n_batch * dm->n_output) * sizeof(float) +
-                               (hybrid ? nq + 16 + (size_t) dm->n_batch * 6 * 4 : 0);
+                               (hybrid ? nq + 16 + (size_t) dm->n_batch * 8 * 4 : 0);
                 scratch = bytes > scratch ? bytes : scratch;
         }
         for (int i = 0; i < node->n_outputs; i++) {
@@ -1101,7 +1197,19 @@ static int bilstm_invoke(rt_context_t *ctx, rt_node_t *node) {
         const int32_t max_time = p->time_major ? in->dims[0] : in->dims[1];
         const int32_t n_input = in->dims[2];
         const int32_t lead = fw_out->dims[2];
+        const rt_tensor_t *aux = node->n_inputs > BILSTM_AUX ? rt_node_input(ctx, node, BILSTM_AUX) : NULL;
+        if (aux && !aux->data)
+                return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary input has no data");
         for (int dir = 0; dir < 2; dir++) {
+                lstm_aux_t aw = { .n_aux = aux ? aux->dims[2] : 0 };
+                bool with_w = false;
+                for (int g = 0; aux && g < N_GATES && BILSTM_AUX + 1 + 4 * dir + g < node->n_inputs; g++) {
+                        aw.w[g] = rt_node_input(ctx, node, BILSTM_AUX + 1 + 4 * dir + g);
+                        if (aw.w[g] && !aw.w[g]->data)
+                                return rt_ctx_error(ctx, "BIDIRECTIONAL_SEQUENCE_LSTM: auxiliary weights have no "
+                                                    "data");
+                        with_w |= aw.w[g] != NULL;
+                }
                 int32_t view_in[20];
                 bilstm_view(node, dir == 1, view_in);
                 rt_node_t view = *node;
@@ -1120,8 +1228,10 @@ static int bilstm_invoke(rt_context_t *ctx, rt_node_t *node) {
                 int32_t out_lead = dir == 0 ? lead : bw_out->dims[2];
                 if (dir == 1 && p->merge_outputs)
                         y += lead - n_output;
-                lstm_run_float(p, t, d->hybrid, dir == 0, p->time_major, n_batch, max_time, n_input, n_cell, n_output,
-                               in->data, y, out_lead, scratch);
+                /* Without aux weights the backward cell reads the aux input. */
+                const float *x = aux && !with_w && dir == 1 ? aux->data : in->data;
+                lstm_run_aux(p, t, with_w ? aux->data : NULL, with_w ? &aw : NULL, d->hybrid, dir == 0,
+                             p->time_major, n_batch, max_time, n_input, n_cell, n_output, x, y, out_lead, scratch);
         }
         return 0;
 }

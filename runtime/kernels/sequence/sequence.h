@@ -4,9 +4,9 @@
  *
  *   UNIDIRECTIONAL_SEQUENCE_LSTM (44)  float32, hybrid, int8 (8x8->16, int16 cell)
  *   LSTM (16, full kernel)             the same kernel on [batch, input]
- *   BIDIRECTIONAL_SEQUENCE_LSTM (52, without aux input)  float32, hybrid
+ *   BIDIRECTIONAL_SEQUENCE_LSTM (52, with aux input)  float32, hybrid
  *   RNN (24), UNIDIRECTIONAL_SEQUENCE_RNN (35),
- *   BIDIRECTIONAL_SEQUENCE_RNN (46, without aux input)  float32, hybrid
+ *   BIDIRECTIONAL_SEQUENCE_RNN (46, with aux input)  float32, hybrid
  *   SVDF (27)                          float32, hybrid, int8 (int16 state)
  *   DENSIFY (124)                      float32, float16, int8 (and any 1/2/4/8-byte type)
  *   RFFT2D (131)                       float32 -> complex64
