@@ -704,6 +704,62 @@ static int gen_uni_lstm_int8(dt_case_t *c, dt_rng_t *r) {
         return gen_lstm_int8_like(c, r, 1);
 }
 
+/* ---- hybrid FULLY_CONNECTED (float activations, int8 weights) ---- */
+
+static int gen_fc_hybrid(dt_case_t *c, dt_rng_t *r) {
+        c->type_name = "hybrid (int8 weights)";
+        int32_t k = (int32_t) dt_int(r, 1, 24), units = (int32_t) dt_int(r, 1, 12);
+        int32_t shape[4], rank = (int32_t) dt_int(r, 1, 3);
+        for (int32_t i = 0; i < rank - 1; i++)
+                shape[i] = (int32_t) dt_int(r, 1, 4);
+        shape[rank - 1] = k;
+        bool keep = rank > 2 && dt_chance(r, 0.5), asym = dt_chance(r, 0.5), with_bias = dt_chance(r, 0.8);
+        /* Per-channel weights: TFLite 2.9's hybrid FULLY_CONNECTED differs from
+         * our conv kernels (NOTES-h-seq.md); drawn only with
+         * DT_FC_HYBRID_PER_CHANNEL set. */
+        bool per_channel = getenv("DT_FC_HYBRID_PER_CHANNEL") && dt_chance(r, 0.3);
+        int32_t batch = (int32_t) (dt_count(rank, shape) / k);
+        int32_t act = dt_act(r);
+        int32_t x = dt_input(c, r, F, rank, shape, 0, 0, &seq_fill);
+        int32_t w;
+        if (per_channel) {
+                float scales[16];
+                int64_t zps[16] = { 0 };
+                for (int32_t i = 0; i < units; i++)
+                        scales[i] = dt_scale(r, 1e-3, 2e-2);
+                int8_t *d = malloc((size_t) units * k);
+                if (!d)
+                        return -ENOMEM;
+                dt_fill_data(r, I8, d, (int64_t) units * k, NULL, false, 0);
+                for (int32_t i = 0; i < units * k; i++)
+                        if (d[i] == -128)
+                                d[i] = -127;
+                w = dt_const_channels(c, I8, 2, TFB_DIMS(units, k), d, scales, zps, units, 0);
+                free(d);
+        } else {
+                w = weights(c, r, I8, 2, TFB_DIMS(units, k));
+        }
+        int32_t b = with_bias ? fconst(c, r, 1, TFB_DIMS(units), -1, 1) : -1;
+        int32_t os[4], orank;
+        if (keep) {
+                memcpy(os, shape, sizeof(os));
+                os[rank - 1] = units;
+                orank = rank;
+        } else {
+                os[0] = batch, os[1] = units;
+                orank = 2;
+        }
+        int32_t y = dt_output(c, F, orank, os, 0, 0);
+        if (x < 0 || w < 0 || y < 0 || (with_bias && b < 0))
+                return -ENOMEM;
+        c->accum = k + 1;
+        dt_desc(c, "in=%dD k=%d units=%d keep_num_dims=%d asym=%d per_channel=%d act=%s bias=%d%s", rank, k, units,
+                keep, asym, per_channel, dt_act_name(act), with_bias, c->edges ? " edges" : "");
+        tfb_option_t o[] = { TFB_OPT_I8(0, act), TFB_OPT_BOOL(2, keep), TFB_OPT_BOOL(3, asym) };
+        return op_end(c, RT_BUILTIN_FULLY_CONNECTED, 9, TFB_IDS(x, w, b), 3, TFB_IDS(y), 1,
+                      RT_OPTIONS_FULLY_CONNECTED, o, 3);
+}
+
 /* ---- int16x8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED ---- */
 
 /* int16 activations (zero point 0), int8 weights (zero point 0, per channel
@@ -844,6 +900,7 @@ const dt_gen_t dt_gens_seq[] = {
         { "BIDIRECTIONAL_SEQUENCE_LSTM", gen_bi_lstm, 3 },
         { "LSTM_INT8", gen_lstm_int8, 2 },
         { "UNIDIRECTIONAL_SEQUENCE_LSTM_INT8", gen_uni_lstm_int8, 2 },
+        { "FULLY_CONNECTED_HYBRID", gen_fc_hybrid, 2 },
         { "CONV_2D_16X8", gen_conv_16x8, 2 },
         { "DEPTHWISE_CONV_2D_16X8", gen_dw_16x8, 2 },
         { "FULLY_CONNECTED_16X8", gen_fc_16x8, 2 },
