@@ -582,6 +582,30 @@ static int gen_bi_lstm(dt_case_t *c, dt_rng_t *r) {
         return gen_lstm_like(c, r, 2);
 }
 
+/* ---- LSTM with kernel_type BASIC (TFLite's 5-input LstmCell, float) ---- */
+
+static int gen_lstm_basic(dt_case_t *c, dt_rng_t *r) {
+        c->type_name = "float32";
+        int32_t batch = (int32_t) dt_int(r, 1, 3), in = (int32_t) dt_int(r, 1, 6), depth = (int32_t) dt_int(r, 1, 6);
+        int32_t total = in + depth;
+        int32_t x = dt_input(c, r, F, 2, TFB_DIMS(batch, in), 0, 0, &seq_fill);
+        int32_t pa = dt_input(c, r, F, 2, TFB_DIMS(batch, depth), 0, 0, &seq_fill);
+        int32_t w = fconst(c, r, 2, TFB_DIMS(4 * depth, total), -1, 1);
+        int32_t b = fconst(c, r, 1, TFB_DIMS(4 * depth), -1, 1);
+        int32_t ps = dt_input(c, r, F, 2, TFB_DIMS(batch, depth), 0, 0, &seq_fill);
+        int32_t ya = dt_output(c, F, 2, TFB_DIMS(batch, depth), 0, 0);
+        int32_t ys = dt_output(c, F, 2, TFB_DIMS(batch, depth), 0, 0);
+        int32_t yc = dt_output(c, F, 2, TFB_DIMS(batch, total), 0, 0);
+        int32_t yf = dt_output(c, F, 2, TFB_DIMS(batch, 4 * depth), 0, 0);
+        if (x < 0 || pa < 0 || w < 0 || b < 0 || ps < 0 || ya < 0 || ys < 0 || yc < 0 || yf < 0)
+                return -ENOMEM;
+        c->accum = total + 1;
+        dt_desc(c, "batch=%d in=%d depth=%d%s", batch, in, depth, c->edges ? " edges" : "");
+        tfb_option_t o[] = { TFB_OPT_I8(0, RT_ACT_TANH), TFB_OPT_F32(1, 0), TFB_OPT_F32(2, 0), TFB_OPT_I8(3, 1) };
+        return op_end(c, RT_BUILTIN_LSTM, 2, TFB_IDS(x, pa, w, b, ps), 5, TFB_IDS(ya, ys, yc, yf), 4, RT_OPTIONS_LSTM,
+                      o, 4);
+}
+
 /* ---- int8 LSTM (TFLite's 8x8->16 integer kernel) ---- */
 
 static int32_t qconst(dt_case_t *c, dt_rng_t *r, rt_type_t t, int32_t rank, const int32_t *shape, float scale,
@@ -898,6 +922,7 @@ const dt_gen_t dt_gens_seq[] = {
         { "LSTM", gen_lstm, 3 },
         { "UNIDIRECTIONAL_SEQUENCE_LSTM", gen_uni_lstm, 3 },
         { "BIDIRECTIONAL_SEQUENCE_LSTM", gen_bi_lstm, 3 },
+        { "LSTM_BASIC", gen_lstm_basic, 1 },
         { "LSTM_INT8", gen_lstm_int8, 2 },
         { "UNIDIRECTIONAL_SEQUENCE_LSTM_INT8", gen_uni_lstm_int8, 2 },
         { "FULLY_CONNECTED_HYBRID", gen_fc_hybrid, 2 },

@@ -345,6 +345,8 @@ static int lstm_prepare_integer(rt_context_t *ctx, rt_node_t *node, const rt_lst
         return 0;
 }
 
+static int lstm_basic_prepare(rt_context_t *ctx, rt_node_t *node);
+
 static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
         const rt_lstm_params_t *p = node->params;
         lstm_data_t *d = node->user_data;
@@ -352,10 +354,10 @@ static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
                 return rt_ctx_error(ctx, "LSTM: missing params");
         lstm_data_reset(d);
         if (node->op == RT_OP_LSTM) {
-                if (p->kernel_type != 0) {
-                        (void) rt_ctx_error(ctx, "LSTM: the BASIC kernel type is not supported");
-                        return -ENOTSUP;
-                }
+                if (p->kernel_type == 1)
+                        return lstm_basic_prepare(ctx, node);
+                if (p->kernel_type != 0)
+                        return rt_ctx_error(ctx, "LSTM: unknown kernel type %d", p->kernel_type);
                 const rt_tensor_t *x = rt_node_input(ctx, node, RT_LSTM_INPUT);
                 if (x && x->rank != 2)
                         return rt_ctx_error(ctx, "LSTM: input must be [batch, input], got rank %d", x->rank);
@@ -968,9 +970,96 @@ static void lstm_run_float(const rt_lstm_params_t *p, rt_tensor_t **t, bool hybr
                      out_lead, scratch);
 }
 
+/* ---- LSTM (16) with kernel_type BASIC: TFLite's 5-input LstmCell ----
+ * Inputs: 0 input [batch, input], 1 previous activation [batch, depth],
+ * 2 weights [4 * depth, input + depth], 3 bias [4 * depth], 4 previous
+ * state [batch, depth]. Outputs: 0 activation, 1 state (as the previous
+ * ones), 2 the concatenation [batch, input + depth], 3 the fully connected
+ * result [batch, 4 * depth], gates in the order input, new input, forget,
+ * output. Like TFLite, the new activation and state are copied back into
+ * inputs 1 and 4 (when they are not constant). Float only: the uint8 /
+ * int16 fixed-point cell is not implemented. */
+static int lstm_basic_prepare(rt_context_t *ctx, rt_node_t *node) {
+        if (node->n_inputs != 5 || node->n_outputs != 4)
+                return rt_ctx_error(ctx, "LSTM: the BASIC kernel takes 5 inputs and 4 outputs, got %d and %d",
+                                    node->n_inputs, node->n_outputs);
+        rt_tensor_t *t[5];
+        for (int i = 0; i < 5; i++) {
+                t[i] = rt_node_input(ctx, node, i);
+                if (!t[i])
+                        return rt_ctx_error(ctx, "LSTM: BASIC kernel input %d is missing", i);
+        }
+        rt_tensor_t *x = t[0], *pa = t[1], *w = t[2], *b = t[3], *ps = t[4];
+        if (x->rank != 2 || pa->rank != 2 || w->rank != 2 || b->rank != 1 || ps->rank != 2)
+                return rt_ctx_error(ctx, "LSTM: bad tensor ranks for the BASIC kernel");
+        int32_t batch = x->dims[0], depth = pa->dims[1], total = x->dims[1] + depth;
+        if (pa->dims[0] != batch || w->dims[0] != 4 * depth || w->dims[1] != total || b->dims[0] != 4 * depth ||
+            ps->dims[0] != batch || ps->dims[1] != depth)
+                return rt_ctx_error(ctx, "LSTM: BASIC kernel shapes do not match");
+        bool fl = true;
+        for (int i = 0; i < 5; i++)
+                fl = fl && t[i]->type == RT_TYPE_FLOAT32;
+        for (int i = 0; i < 4; i++) {
+                rt_tensor_t *o = rt_node_output(ctx, node, i);
+                if (!o)
+                        return rt_ctx_error(ctx, "LSTM: BASIC kernel output %d is missing", i);
+                fl = fl && o->type == RT_TYPE_FLOAT32;
+        }
+        if (!fl) {
+                (void) rt_ctx_error(ctx, "LSTM: only the float32 BASIC kernel is supported");
+                return -ENOTSUP;
+        }
+        int r = rt_ctx_resize(ctx, node, 0, 2, pa->dims);
+        if (r == 0)
+                r = rt_ctx_resize(ctx, node, 1, 2, ps->dims);
+        if (r == 0)
+                r = rt_ctx_resize(ctx, node, 2, 2, (int32_t[]){ batch, total });
+        if (r == 0)
+                r = rt_ctx_resize(ctx, node, 3, 2, (int32_t[]){ batch, 4 * depth });
+        return r;
+}
+
+static int lstm_basic_invoke(rt_context_t *ctx, rt_node_t *node) {
+        rt_tensor_t *t[5], *o[4];
+        for (int i = 0; i < 5; i++)
+                if (!(t[i] = rt_node_input(ctx, node, i))->data)
+                        return rt_ctx_error(ctx, "LSTM: input %d has no data", i);
+        for (int i = 0; i < 4; i++)
+                if (!(o[i] = rt_node_output(ctx, node, i))->data)
+                        return rt_ctx_error(ctx, "LSTM: output %d has no data", i);
+        const int32_t batch = t[0]->dims[0], n_in = t[0]->dims[1], depth = t[1]->dims[1], total = n_in + depth;
+        const float *x = t[0]->data, *pa = t[1]->data, *w = t[2]->data, *bias = t[3]->data, *ps = t[4]->data;
+        float *act = o[0]->data, *state = o[1]->data, *cat = o[2]->data, *fc = o[3]->data;
+        for (int32_t b = 0; b < batch; b++) {
+                memcpy(cat + (size_t) b * total, x + (size_t) b * n_in, (size_t) n_in * sizeof(float));
+                memcpy(cat + (size_t) b * total + n_in, pa + (size_t) b * depth, (size_t) depth * sizeof(float));
+                for (int32_t r = 0; r < 4 * depth; r++) {
+                        float dot = 0.0f;
+                        for (int32_t k = 0; k < total; k++)
+                                dot += w[(size_t) r * total + k] * cat[(size_t) b * total + k];
+                        fc[(size_t) b * 4 * depth + r] = dot + bias[r];
+                }
+                const float *g = fc + (size_t) b * 4 * depth;
+                for (int32_t c = 0; c < depth; c++) {
+                        float ig = lstm_sigmoid(g[c]), ni = tanhf(g[depth + c]);
+                        float fg = lstm_sigmoid(g[2 * depth + c]), og = lstm_sigmoid(g[3 * depth + c]);
+                        float ns = ig * ni + fg * ps[(size_t) b * depth + c];
+                        state[(size_t) b * depth + c] = ns;
+                        act[(size_t) b * depth + c] = og * tanhf(ns);
+                }
+        }
+        if (!rt_tensor_is_const(t[1]))
+                memcpy(t[1]->data, act, (size_t) batch * depth * sizeof(float));
+        if (!rt_tensor_is_const(t[4]))
+                memcpy(t[4]->data, state, (size_t) batch * depth * sizeof(float));
+        return 0;
+}
+
 static int lstm_invoke(rt_context_t *ctx, rt_node_t *node) {
         const rt_lstm_params_t *p = node->params;
         const lstm_data_t *d = node->user_data;
+        if (node->op == RT_OP_LSTM && p->kernel_type == 1)
+                return lstm_basic_invoke(ctx, node);
         rt_tensor_t *t[_RT_LSTM_INPUT_MAX];
         for (int i = 0; i < _RT_LSTM_INPUT_MAX; i++) {
                 t[i] = rt_node_input(ctx, node, i);

@@ -326,11 +326,48 @@ START_TEST(test_lstm_op16_single_step) {
         }
         kh_done(&h);
 
-        /* the BASIC kernel type is refused */
+        /* the BASIC kernel type with fewer than 5 inputs is refused */
         kh_init(&h);
         int32_t x = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 2 }, (float[2]){ 0 });
         p.kernel_type = 1;
-        ck_assert_int_eq(kh_run(&h, &rt_kernel_lstm, &p, &x, 1, &x, 1), -ENOTSUP);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_lstm, &p, &x, 1, &x, 1), -EINVAL);
+        kh_done(&h);
+}
+END_TEST
+
+/* LSTM (16) with kernel_type BASIC: TFLite's 5-input LstmCell (float). */
+START_TEST(test_lstm_op16_basic_kernel) {
+        const float x[2] = { 0.5f, -1.0f }, pa[1] = { 0.25f }, ps[1] = { -0.5f };
+        const float wv[12] = { 0.1f, 0.2f, -0.3f, 0.4f, -0.5f, 0.6f, 0.7f, -0.8f, 0.9f, 0.3f, -0.2f, 0.1f };
+        const float bv[4] = { 0.1f, -0.1f, 0.2f, -0.2f };
+        kh_t h;
+        kh_init(&h);
+        int32_t in[5];
+        in[0] = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 2 }, x);
+        in[1] = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 1 }, pa);
+        in[2] = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 4, 3 }, wv);
+        in[3] = kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]){ 4 }, bv);
+        in[4] = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]){ 1, 1 }, ps);
+        int32_t out[4];
+        for (int i = 0; i < 4; i++)
+                out[i] = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        rt_lstm_params_t p = { .activation = RT_ACT_TANH, .kernel_type = 1 };
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_lstm, &p, in, 5, out, 4), 0);
+        const float cat[3] = { x[0], x[1], pa[0] };
+        double g[4];
+        for (int r = 0; r < 4; r++)
+                g[r] = bv[r] + wv[r * 3] * cat[0] + wv[r * 3 + 1] * cat[1] + wv[r * 3 + 2] * cat[2];
+        double state = 1 / (1 + exp(-g[0])) * tanh(g[1]) + 1 / (1 + exp(-g[2])) * ps[0];
+        double act = 1 / (1 + exp(-g[3])) * tanh(state);
+        ck_assert_double_eq_tol(((float *) h.tensors[out[0]].data)[0], act, 1e-6);
+        ck_assert_double_eq_tol(((float *) h.tensors[out[1]].data)[0], state, 1e-6);
+        for (int i = 0; i < 3; i++)
+                ck_assert_float_eq(((float *) h.tensors[out[2]].data)[i], cat[i]);
+        for (int r = 0; r < 4; r++)
+                ck_assert_double_eq_tol(((float *) h.tensors[out[3]].data)[r], g[r], 1e-6);
+        /* As TFLite does, the new activation and state go back to inputs 1, 4. */
+        ck_assert_double_eq_tol(((float *) h.tensors[in[1]].data)[0], act, 1e-6);
+        ck_assert_double_eq_tol(((float *) h.tensors[in[4]].data)[0], state, 1e-6);
         kh_done(&h);
 }
 END_TEST
@@ -345,6 +382,7 @@ int main(void) {
         tcase_add_test(tc, test_rnn_hybrid_uint8_weights_read_as_int8);
         tcase_add_test(tc, test_rnn_rejects_bad_shapes);
         tcase_add_test(tc, test_lstm_op16_single_step);
+        tcase_add_test(tc, test_lstm_op16_basic_kernel);
         tcase_add_test(tc, test_birnn_separate_outputs);
         tcase_add_test(tc, test_birnn_merged_time_major);
         tcase_add_test(tc, test_birnn_aux_input_with_weights);
