@@ -584,7 +584,36 @@ static int gen_bi_lstm(dt_case_t *c, dt_rng_t *r) {
 
 /* ---- LSTM with kernel_type BASIC (TFLite's 5-input LstmCell, float) ---- */
 
+/* TFLite's quantized LstmCell<4>: uint8 activations (TFLite takes their
+ * zero point as 128), uint8 weights, int32 bias, int16 state of scale
+ * 2^-11. */
+static int gen_lstm_basic_quant(dt_case_t *c, dt_rng_t *r) {
+        c->type_name = "uint8 (int16 state)";
+        int32_t batch = (int32_t) dt_int(r, 1, 3), in = (int32_t) dt_int(r, 1, 6), depth = (int32_t) dt_int(r, 1, 6);
+        int32_t total = in + depth;
+        float sa = 1.0f / 128, sw = dt_scale(r, 2e-3, 6e-2), ss = 1.0f / 2048;
+        int32_t zw = (int32_t) dt_int(r, 0, 255);
+        int32_t x = dt_input(c, r, U8, 2, TFB_DIMS(batch, in), sa, 128, NULL);
+        int32_t pa = dt_input(c, r, U8, 2, TFB_DIMS(batch, depth), sa, 128, NULL);
+        int32_t w = dt_const(c, r, U8, 2, TFB_DIMS(4 * depth, total), sw, zw, NULL);
+        dt_fill_t bf = { .ilo = -40000, .ihi = 40000 };
+        int32_t b = dt_const(c, r, I32, 1, TFB_DIMS(4 * depth), sa * sw, 0, &bf);
+        int32_t ps = dt_input(c, r, I16, 2, TFB_DIMS(batch, depth), ss, 0, NULL);
+        int32_t ya = dt_output(c, U8, 2, TFB_DIMS(batch, depth), sa, 128);
+        int32_t ys = dt_output(c, I16, 2, TFB_DIMS(batch, depth), ss, 0);
+        int32_t yc = dt_output(c, U8, 2, TFB_DIMS(batch, total), sa, 128);
+        int32_t yf = dt_output(c, I16, 2, TFB_DIMS(batch, 4 * depth), 1.0f / 4096, 0);
+        if (x < 0 || pa < 0 || w < 0 || b < 0 || ps < 0 || ya < 0 || ys < 0 || yc < 0 || yf < 0)
+                return -ENOMEM;
+        dt_desc(c, "batch=%d in=%d depth=%d sw=%g zw=%d%s", batch, in, depth, sw, zw, c->edges ? " edges" : "");
+        tfb_option_t o[] = { TFB_OPT_I8(0, RT_ACT_TANH), TFB_OPT_F32(1, 0), TFB_OPT_F32(2, 0), TFB_OPT_I8(3, 1) };
+        return op_end(c, RT_BUILTIN_LSTM, 2, TFB_IDS(x, pa, w, b, ps), 5, TFB_IDS(ya, ys, yc, yf), 4, RT_OPTIONS_LSTM,
+                      o, 4);
+}
+
 static int gen_lstm_basic(dt_case_t *c, dt_rng_t *r) {
+        if (dt_chance(r, 0.5))
+                return gen_lstm_basic_quant(c, r);
         c->type_name = "float32";
         int32_t batch = (int32_t) dt_int(r, 1, 3), in = (int32_t) dt_int(r, 1, 6), depth = (int32_t) dt_int(r, 1, 6);
         int32_t total = in + depth;

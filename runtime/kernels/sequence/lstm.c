@@ -977,8 +977,10 @@ static void lstm_run_float(const rt_lstm_params_t *p, rt_tensor_t **t, bool hybr
  * ones), 2 the concatenation [batch, input + depth], 3 the fully connected
  * result [batch, 4 * depth], gates in the order input, new input, forget,
  * output. Like TFLite, the new activation and state are copied back into
- * inputs 1 and 4 (when they are not constant). Float only: the uint8 /
- * int16 fixed-point cell is not implemented. */
+ * inputs 1 and 4 (when they are not constant). Float, or TFLite's quantized
+ * LstmCell<4>: uint8 input, activations (zero point 128 assumed, as TFLite
+ * does) and weights, int32 bias, int16 state with scale 2^-11, the gates
+ * in 16-bit fixed point (3 integer bits), gemmlowp tanh and logistic. */
 static int lstm_basic_prepare(rt_context_t *ctx, rt_node_t *node) {
         if (node->n_inputs != 5 || node->n_outputs != 4)
                 return rt_ctx_error(ctx, "LSTM: the BASIC kernel takes 5 inputs and 4 outputs, got %d and %d",
@@ -1005,9 +1007,21 @@ static int lstm_basic_prepare(rt_context_t *ctx, rt_node_t *node) {
                         return rt_ctx_error(ctx, "LSTM: BASIC kernel output %d is missing", i);
                 fl = fl && o->type == RT_TYPE_FLOAT32;
         }
-        if (!fl) {
-                (void) rt_ctx_error(ctx, "LSTM: only the float32 BASIC kernel is supported");
-                return -ENOTSUP;
+        static const rt_type_t q_in[5] = { RT_TYPE_UINT8, RT_TYPE_UINT8, RT_TYPE_UINT8, RT_TYPE_INT32,
+                                           RT_TYPE_INT16 };
+        static const rt_type_t q_out[4] = { RT_TYPE_UINT8, RT_TYPE_INT16, RT_TYPE_UINT8, RT_TYPE_INT16 };
+        bool q = true;
+        for (int i = 0; i < 5; i++)
+                q = q && t[i]->type == q_in[i];
+        for (int i = 0; i < 4; i++)
+                q = q && rt_node_output(ctx, node, i)->type == q_out[i];
+        if (!fl && !q)
+                return rt_ctx_error(ctx, "LSTM: unsupported combination of types for the BASIC kernel");
+        if (q) {
+                int32_t log2;
+                rt_tensor_t *so = rt_node_output(ctx, node, 1);
+                if (!lstm_checked_log2(so->scale, &log2) || 15 + log2 != 4)
+                        return rt_ctx_error(ctx, "LSTM: the quantized BASIC kernel needs a state scale of 2^-11");
         }
         int r = rt_ctx_resize(ctx, node, 0, 2, pa->dims);
         if (r == 0)
@@ -1019,6 +1033,57 @@ static int lstm_basic_prepare(rt_context_t *ctx, rt_node_t *node) {
         return r;
 }
 
+/* The requantization of TFLite 2.9's GEMM through ruy (its optimized
+ * LstmCell runs the fully connected part there): a doubling high multiply
+ * rounding half up, then a rounding right shift half up. */
+static int32_t lstm_mul_ruy(int32_t x, int32_t multiplier, int shift) {
+        const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+        const int64_t prod = (int64_t) (int32_t) ((uint32_t) x << left) * multiplier;
+        const int32_t hi = (int32_t) ((prod + ((int64_t) 1 << 30)) >> 31);
+        if (right == 0)
+                return hi;
+        return (int32_t) (((int64_t) hi + ((int64_t) 1 << (right - 1))) >> right);
+}
+
+/* TFLite's quantized LstmCell<StateIntegerBits = 4>. */
+static void lstm_basic_quant(rt_tensor_t **t, rt_tensor_t **o) {
+        const int32_t batch = t[0]->dims[0], n_in = t[0]->dims[1], depth = t[1]->dims[1], total = n_in + depth;
+        const uint8_t *x = t[0]->data, *pa = t[1]->data, *w = t[2]->data;
+        const int32_t *bias = t[3]->data;
+        const int16_t *ps = t[4]->data;
+        uint8_t *act = o[0]->data, *cat = o[2]->data;
+        int16_t *state = o[1]->data, *fc = o[3]->data;
+        const int32_t w_zp = t[2]->zero_point;
+        int32_t mul;
+        int shift;
+        ku_quantize_multiplier(4096.0 * (double) t[3]->scale, &mul, &shift);
+        for (int32_t b = 0; b < batch; b++) {
+                memcpy(cat + (size_t) b * total, x + (size_t) b * n_in, (size_t) n_in);
+                memcpy(cat + (size_t) b * total + n_in, pa + (size_t) b * depth, (size_t) depth);
+                for (int32_t r = 0; r < 4 * depth; r++) {
+                        int32_t acc = bias[r];
+                        for (int32_t k = 0; k < total; k++)
+                                acc += ((int32_t) cat[(size_t) b * total + k] - 128) *
+                                       ((int32_t) w[(size_t) r * total + k] - w_zp);
+                        acc = lstm_mul_ruy(acc, mul, shift);
+                        fc[(size_t) b * 4 * depth + r] = (int16_t) KU_CLAMP(acc, -32768, 32767);
+                }
+                const int16_t *g = fc + (size_t) b * 4 * depth;
+                for (int32_t c = 0; c < depth; c++) {
+                        /* Gates: F3 in, F0 out. */
+                        int16_t ig = f16_logistic(g[c], 3), ni = f16_tanh(g[depth + c], 3);
+                        int16_t fg = f16_logistic(g[2 * depth + c], 3), og = f16_logistic(g[3 * depth + c], 3);
+                        int16_t in_mod = f16_srdhm(ig, ni);                          /* F0 */
+                        int16_t kept = f16_srdhm(fg, ps[(size_t) b * depth + c]);     /* F0 x F4 = F4 */
+                        int16_t ns = f16_sat_add(f16_srmulpot(in_mod, -4), kept);     /* F4 */
+                        int16_t out = f16_srdhm(og, f16_tanh(f16_srmulpot(ns, 1), 3)); /* F0 */
+                        state[(size_t) b * depth + c] = ns;
+                        int16_t r8 = f16_rdivpot(out, 8);
+                        act[(size_t) b * depth + c] = (uint8_t) (128 + KU_CLAMP(r8, -128, 127));
+                }
+        }
+}
+
 static int lstm_basic_invoke(rt_context_t *ctx, rt_node_t *node) {
         rt_tensor_t *t[5], *o[4];
         for (int i = 0; i < 5; i++)
@@ -1027,6 +1092,15 @@ static int lstm_basic_invoke(rt_context_t *ctx, rt_node_t *node) {
         for (int i = 0; i < 4; i++)
                 if (!(o[i] = rt_node_output(ctx, node, i))->data)
                         return rt_ctx_error(ctx, "LSTM: output %d has no data", i);
+        if (t[0]->type == RT_TYPE_UINT8) {
+                lstm_basic_quant(t, o);
+                const int32_t n = t[1]->dims[0] * t[1]->dims[1];
+                if (!rt_tensor_is_const(t[1]))
+                        memcpy(t[1]->data, o[0]->data, (size_t) n);
+                if (!rt_tensor_is_const(t[4]))
+                        memcpy(t[4]->data, o[1]->data, (size_t) n * sizeof(int16_t));
+                return 0;
+        }
         const int32_t batch = t[0]->dims[0], n_in = t[0]->dims[1], depth = t[1]->dims[1], total = n_in + depth;
         const float *x = t[0]->data, *pa = t[1]->data, *w = t[2]->data, *bias = t[3]->data, *ps = t[4]->data;
         float *act = o[0]->data, *state = o[1]->data, *cat = o[2]->data, *fc = o[3]->data;
