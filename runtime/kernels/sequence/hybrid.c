@@ -53,7 +53,8 @@ void seq__quantize_row(const float *v, int32_t n, int8_t *q, float *ret_sf, int3
         int32_t zp = zpd <= -128.0 ? -128 : (zpd >= 127.0 ? 127 : (int32_t) (int8_t) round(zpd));
         *ret_sf = (float) scale;
         *ret_zp = zp;
-        float inv = (float) (1.0 / (double) *ret_sf);
+        /* TFLite: 1.0f / scaling_factor, a float division. */
+        float inv = 1.0f / *ret_sf;
         for (int32_t i = 0; i < n; i++) {
                 int32_t x = (int32_t) roundf((float) zp + v[i] * inv);
                 q[i] = (int8_t) KU_CLAMP(x, -128, 127);
