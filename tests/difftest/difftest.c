@@ -363,10 +363,6 @@ static bool output_check(const dt_case_t *c, int o, int driver, const void *got,
         double worst = 0;
         size_t worst_i = 0;
         bool pass = true;
-        if (getenv("DT_DUMP"))
-                for (size_t i = 0; i < n; i++)
-                        printf("%zu %.6g %.6g%s\n", i, elem_get(io->type, got, i), elem_get(io->type, want, i),
-                               fabs(elem_get(io->type, got, i) - elem_get(io->type, want, i)) > 1e-4 ? " XX" : "");
         for (size_t i = 0; i < n; i++) {
                 double a = elem_get(io->type, got, i), b = elem_get(io->type, want, i);
                 double allowed, diff;
@@ -462,8 +458,6 @@ static int case_run(run_ctx_t *x, const dt_gen_t *g, uint64_t seed) {
         if (n_out == 0)
                 n_out = c.n_out;
         if (n_out < 0 || n_out != c.n_out) {
-                if (getenv("DT_REFUSED"))
-                        printf("REFUSED %s # %s; %s\n", g->name, c.desc, err);
                 /* TensorFlow Lite refuses this combination: not a case. */
                 row->skipped++;
                 x->skipped++;
