@@ -38,13 +38,18 @@ test-asan: deps
 # workers run under RLIMIT_AS, where TSan cannot map its shadow memory and
 # aborts) and acceld-isolation (its hang/deadline timings do not hold at
 # TSan's speed). The multiplier gives the slowed tests their time.
+# Only what those tests run is built (the kernels' own tests are not).
 TSAN_TESTS ?= daemon-scheduler storage-thread storage-events acceld-serving acceld-zerocopy acceld-cache acceld-requests
+TSAN_TARGETS ?= daemon/acceld client/accelctl plugins/faulty/faulty.so tests/daemon/acceld-test \
+	tests/daemon/test-daemon-scheduler tests/storage/test-storage-thread tests/storage/test-storage-events \
+	tests/daemon/test-acceld-serving tests/daemon/test-acceld-zerocopy tests/daemon/test-acceld-cache \
+	tests/daemon/test-acceld-requests
 test-tsan: deps
 	[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false
-	ninja -C build-tsan
+	ninja -C build-tsan $(TSAN_TARGETS)
 	rm -rf build-tsan/tsan && mkdir -p build-tsan/tsan
 	TSAN_OPTIONS="log_path=$(CURDIR)/build-tsan/tsan/report suppressions=$(CURDIR)/tests/tsan.supp second_deadlock_stack=1" \
-		meson test -C build-tsan --print-errorlogs --num-processes 2 --timeout-multiplier 3 $(TSAN_TESTS)
+		meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 2 --timeout-multiplier 3 $(TSAN_TESTS)
 	@if ls build-tsan/tsan/report.* >/dev/null 2>&1; then \
 		cat build-tsan/tsan/report.*; echo "ThreadSanitizer: reports in build-tsan/tsan/"; exit 1; fi
 
