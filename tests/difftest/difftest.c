@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "dt.h"
@@ -234,8 +235,16 @@ static int runner_here(const runner_t *rn, const uint8_t *model, size_t size, co
         size_t in_sizes[DT_MAX_IO];
         for (int i = 0; i < c->n_in; i++)
                 ins[i] = c->in[i].data, in_sizes[i] = c->in[i].bytes;
-        if (rn->xnnpack && dt_native_use_xnnpack(rn->native, true) < 0) /* in the child only */
-                return -ENOSYS;
+        if (rn->xnnpack) { /* in the child only */
+                if (dt_native_use_xnnpack(rn->native, true) < 0)
+                        return -ENOSYS;
+                /* Quiet its "Created TensorFlow Lite XNNPACK delegate" notice. */
+                int null_fd = open("/dev/null", O_WRONLY);
+                if (null_fd >= 0) {
+                        (void) dup2(null_fd, STDERR_FILENO);
+                        close(null_fd);
+                }
+        }
         int r = dt_native_run(rn->native, model, size, ins, in_sizes, c->n_in, outs, out_sizes, DT_MAX_IO, err,
                               err_size);
         return r >= 0 && r != c->n_out ? -EINVAL : r < 0 ? r : 0;
