@@ -393,6 +393,8 @@ static bool output_check(const dt_case_t *c, int o, int driver, const void *got,
                         if (fabs(a) < FLT_MIN && fabs(b) < FLT_MIN)
                                 diff = 0; /* TFLite's kernels may flush subnormals */
                         float step = c->out_step[o];
+                        if (driver == 1 && c->accel_step[o] > step)
+                                step = c->accel_step[o];
                         if (driver == 0)
                                 allowed = step > 0 ? step * 0.499 : 4 * ulp_of(b) + c->accum * 4 * FLT_EPSILON * m;
                         else
