@@ -231,9 +231,17 @@ START_TEST(test_xnnpack_conv_same_stride_over_kernel) {
 }
 END_TEST
 
+/* Float pools with a stride above the window stay on the reference kernels,
+ * as TensorFlow Lite's XNNPACK delegate leaves them to its builtin kernels:
+ * XNNPACK's clamp would turn a NaN input into the lower bound. Same results. */
 START_TEST(test_xnnpack_pool_same_stride_over_window) {
-        check_graph(pool_graph(false, RT_PADDING_SAME, 2, 3, RT_ACT_NONE), 1e-5, 0);
-        check_graph(pool_graph(true, RT_PADDING_SAME, 2, 3, RT_ACT_NONE), 1e-5, 0);
+        for (int max = 0; max < 2; max++) {
+                tfb_t *b = pool_graph(max, RT_PADDING_SAME, 2, 3, RT_ACT_NONE);
+                dt_result_t x;
+                ck_assert_int_eq(dt_compare(b, 1e-5, 1e-4, 0, &x), 0);
+                dt_result_done(&x);
+                tfb_free(b);
+        }
 }
 END_TEST
 
