@@ -217,6 +217,8 @@ static int gen_fc(dt_case_t *c, dt_rng_t *r) {
 
 static int gen_pool(dt_case_t *c, dt_rng_t *r, int32_t code) {
         rt_type_t t = code == RT_BUILTIN_L2_POOL_2D ? RT_TYPE_FLOAT32 : conv_type(r);
+        if (t == RT_TYPE_UINT8 && code != RT_BUILTIN_L2_POOL_2D && dt_chance(r, 0.4))
+                t = RT_TYPE_INT16; /* zero point 0 (dt_zero_point) */
         dt_chain_draw(c, r, t);
         int32_t n = (int32_t) dt_int(r, 1, 2), h = (int32_t) dt_int(r, 1, 9), w = (int32_t) dt_int(r, 1, 9);
         int32_t ch = (int32_t) dt_int(r, 1, 6);
@@ -242,7 +244,8 @@ static int gen_pool(dt_case_t *c, dt_rng_t *r, int32_t code) {
                 ch, fh, fw, sh, sw, same ? "SAME" : "VALID", dt_act_name(act), s, zp, c->edges ? " edges" : "");
         tfb_option_t o[] = { TFB_OPT_I8(0, same ? RT_PADDING_SAME : RT_PADDING_VALID), TFB_OPT_I32(1, sw),
                              TFB_OPT_I32(2, sh), TFB_OPT_I32(3, fw), TFB_OPT_I32(4, fh), TFB_OPT_I8(5, act) };
-        return dt_op(c, code, t == RT_TYPE_INT8 ? 2 : 1, TFB_IDS(in), 1, TFB_IDS(out), 1, RT_OPTIONS_POOL_2D, o, 6) < 0
+        return dt_op(c, code, t == RT_TYPE_INT8 ? 2 : t == RT_TYPE_INT16 ? 3 : 1, TFB_IDS(in), 1, TFB_IDS(out), 1,
+                     RT_OPTIONS_POOL_2D, o, 6) < 0
                        ? -ENOMEM
                        : 0;
 }

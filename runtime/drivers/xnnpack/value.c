@@ -144,8 +144,9 @@ int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
                 *hi = INFINITY;
                 return 0;
         case RT_ACT_RELU:
+                /* [0, inf] as in TFLite's XNNPACK delegate (see above). */
                 *lo = 0;
-                *hi = FLT_MAX;
+                *hi = INFINITY;
                 return 0;
         case RT_ACT_RELU_N1_TO_1:
                 *lo = -1;
