@@ -134,12 +134,13 @@ void rt__xnn_same_padding(int32_t in, int32_t k, int32_t s, int32_t d, uint32_t 
 int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
         switch (act) {
         case RT_ACT_NONE:
-                /* No clamp, as in TensorFlow Lite's own XNNPACK delegate:
-                 * XNNPACK then runs its unclamped kernels, which keep a NaN
-                 * as TFLite's builtin kernels do (its x86 clamps turn NaN
-                 * into the lower bound). An overflow is inf here where the
-                 * builtin kernels clamp to FLT_MAX; docs/conformance.md
-                 * compares such outputs with TFLite's XNNPACK delegate. */
+                /* [-inf, inf], as TensorFlow Lite's own XNNPACK delegate
+                 * passes it: XNNPACK's x86 clamps turn a NaN into the lower
+                 * bound, so NaN comes out -inf (or NaN, where XNNPACK has
+                 * an unclamped kernel) exactly as from the delegate, and an
+                 * overflow is inf. TFLite's builtin kernels give NaN and
+                 * FLT_MAX there; docs/conformance.md compares such outputs
+                 * with TFLite's XNNPACK delegate. */
                 *lo = -INFINITY;
                 *hi = INFINITY;
                 return 0;
