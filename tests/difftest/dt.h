@@ -75,6 +75,10 @@ typedef struct dt_case {
         int32_t accum;
         /* A float output that is a DEQUANTIZE of a quantized value: its step. */
         float out_step[DT_MAX_IO];
+        /* XNNPACK rule only, when larger than out_step: the coarsest step of
+         * the quantized tensors whose rounding reaches that output unscaled
+         * (a chain of quantized ops; docs/conformance.md). */
+        float accel_step[DT_MAX_IO];
         const char *type_name;   /* the type column of the conformance matrix */
         /* Quantized cases as QUANTIZE -> op -> DEQUANTIZE: float graph inputs
          * and outputs around the quantized op (dt_qin / dt_qout). */

@@ -116,6 +116,10 @@ static int gen_detection_block(dt_case_t *c, dt_rng_t *r) {
             y3 < 0 || y4 < 0 || w5 < 0 || b5 < 0 || y5 < 0 || y6 < 0 || out < 0)
                 return -ENOMEM;
         c->out_step[0] = s3;
+        /* XNNPACK rounds each quantized op its own way (2 steps each): the
+         * residual ADD passes the errors of y1 (s1) and y2 (s2) on to the
+         * output unscaled, so its rule counts in the coarsest of the steps. */
+        c->accel_step[0] = fmaxf(s3, fmaxf(s1, s2));
         int32_t act = (int32_t) DT_PICK(r, RT_ACT_NONE, RT_ACT_RELU, RT_ACT_RELU6);
         tfb_option_t conv[] = { TFB_OPT_I8(0, RT_PADDING_VALID), TFB_OPT_I32(1, 2), TFB_OPT_I32(2, 2),
                                 TFB_OPT_I8(3, act) };

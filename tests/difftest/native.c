@@ -37,6 +37,11 @@ struct dt_native {
         size_t (*tensor_byte_size)(const TfLiteTensor *t);
         void *(*tensor_data)(const TfLiteTensor *t);
         int (*tensor_copy_from_buffer)(TfLiteTensor *t, const void *data, size_t size);
+        /* Optional: TensorFlow Lite's XNNPACK delegate. */
+        void *(*xnn_create)(const void *options);
+        void (*xnn_delete)(void *delegate);
+        void (*options_add_delegate)(TfLiteInterpreterOptions *o, void *delegate);
+        bool use_xnnpack;
         /* The error log of the current run. */
         char log[512];
         size_t log_len;
@@ -87,7 +92,18 @@ int dt_native_open(const char *path, dt_native_t **ret, char *err, size_t err_si
                         return -ENOSYS;
                 }
         }
+        n->xnn_create = (void *(*)(const void *)) dlsym(n->dl, "TfLiteXNNPackDelegateCreate");
+        n->xnn_delete = (void (*)(void *)) dlsym(n->dl, "TfLiteXNNPackDelegateDelete");
+        n->options_add_delegate = (void (*)(TfLiteInterpreterOptions *, void *)) dlsym(
+                n->dl, "TfLiteInterpreterOptionsAddDelegate");
         *ret = n;
+        return 0;
+}
+
+int dt_native_use_xnnpack(dt_native_t *n, bool on) {
+        if (on && (!n->xnn_create || !n->xnn_delete || !n->options_add_delegate))
+                return -ENOSYS;
+        n->use_xnnpack = on;
         return 0;
 }
 
@@ -123,6 +139,7 @@ int dt_native_run(dt_native_t *n, const void *model, size_t size, void *const *i
         n->log_len = 0;
         TfLiteInterpreter *it = NULL;
         TfLiteInterpreterOptions *o = NULL;
+        void *delegate = NULL;
         TfLiteModel *m = n->model_create(model, size);
         if (!m)
                 goto out;
@@ -133,6 +150,23 @@ int dt_native_run(dt_native_t *n, const void *model, size_t size, void *const *i
         }
         n->options_set_num_threads(o, 1);
         n->options_set_error_reporter(o, reporter, n);
+        if (n->use_xnnpack) {
+                /* TfLiteXNNPackDelegateOptions of 2.9: num_threads, flags (0:
+                 * float ops only), weights cache; zero padding beyond. */
+                struct {
+                        int32_t num_threads;
+                        uint32_t flags;
+                        void *weights_cache;
+                        uint8_t reserved[64];
+                } xo;
+                memset(&xo, 0, sizeof(xo));
+                xo.num_threads = 1;
+                stage = "XNNPACK delegate";
+                delegate = n->xnn_create(&xo);
+                if (!delegate)
+                        goto out;
+                n->options_add_delegate(o, delegate);
+        }
         stage = "create";
         it = n->interpreter_create(m, o);
         if (!it)
@@ -180,5 +214,7 @@ out:
                 n->options_delete(o);
         if (m)
                 n->model_delete(m);
+        if (delegate)
+                n->xnn_delete(delegate);
         return r;
 }

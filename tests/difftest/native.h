@@ -11,6 +11,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,12 @@ typedef struct dt_native dt_native_t;
 int dt_native_open(const char *path, dt_native_t **ret, char *err, size_t err_size);
 void dt_native_close(dt_native_t *n);
 const char *dt_native_version(const dt_native_t *n);
+
+/* Run the next models with TensorFlow Lite's own XNNPACK delegate (2.9,
+ * float ops, 1 thread): the upstream accelerated path, the second oracle
+ * of our XNNPACK driver (docs/conformance.md). 0, or -ENOSYS when the
+ * library has no XNNPACK delegate. */
+int dt_native_use_xnnpack(dt_native_t *n, bool on);
 
 /*
  * Build an interpreter for `model` (1 thread), copy inputs[i] in, invoke

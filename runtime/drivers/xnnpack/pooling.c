@@ -33,6 +33,14 @@ int rt__xnn_define_pooling(rt__xnn_ctx_t *x, const rt_node_t *n) {
                 return rt__xnn_refuse(x, "invalid pooling window");
         if (fw == 1 && fh == 1)
                 return rt__xnn_refuse(x, "1x1 pooling not supported");
+        /* XNNPACK's pooling clamps turn a NaN input into the lower bound
+         * (TFLite's builtin kernels keep it). TensorFlow Lite's own XNNPACK
+         * delegate leaves float windows with a stride above their size to
+         * the builtin kernels, so there the NaN difference would be ours
+         * alone: the same here. */
+        if (in->type == RT_TYPE_FLOAT32 && (sw > fw || sh > fh))
+                return rt__xnn_refuse(x, "float pooling with a stride above the window (%dx%d, stride %dx%d)",
+                                      fh, fw, sh, sw);
         if ((r = rt__xnn_want_float_or_q(x, in0)) < 0 || (r = rt__xnn_value(x, in0, &a)) < 0 ||
             (r = rt__xnn_value(x, out0, &y)) < 0)
                 return r;

@@ -134,14 +134,20 @@ void rt__xnn_same_padding(int32_t in, int32_t k, int32_t s, int32_t d, uint32_t 
 int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
         switch (act) {
         case RT_ACT_NONE:
-                /* TFLite's float kernels clamp even without an activation:
-                 * an overflow is FLT_MAX, never inf. */
-                *lo = -FLT_MAX;
-                *hi = FLT_MAX;
+                /* [-inf, inf], as TensorFlow Lite's own XNNPACK delegate
+                 * passes it: XNNPACK's x86 clamps turn a NaN into the lower
+                 * bound, so NaN comes out -inf (or NaN, where XNNPACK has
+                 * an unclamped kernel) exactly as from the delegate, and an
+                 * overflow is inf. TFLite's builtin kernels give NaN and
+                 * FLT_MAX there; docs/conformance.md compares such outputs
+                 * with TFLite's XNNPACK delegate. */
+                *lo = -INFINITY;
+                *hi = INFINITY;
                 return 0;
         case RT_ACT_RELU:
+                /* [0, inf] as in TFLite's XNNPACK delegate (see above). */
                 *lo = 0;
-                *hi = FLT_MAX;
+                *hi = INFINITY;
                 return 0;
         case RT_ACT_RELU_N1_TO_1:
                 *lo = -1;

@@ -23,6 +23,9 @@
 
 #include <pthreadpool.h>
 #include <xnnpack.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "driver.h"
 #include "rt.h"
@@ -415,7 +418,17 @@ static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t er
                 }
                 pr->set_up = true;
         }
+#if defined(__SSE__)
+        /* TensorFlow Lite runs Interpreter::Invoke, its XNNPACK delegate
+         * included, with subnormals flushed (ruy::ScopedSuppressDenormals:
+         * FTZ and DAZ on x86); so does this group. */
+        const unsigned int csr = _mm_getcsr();
+        _mm_setcsr(csr | 0x8040u);
         st = xnn_invoke_runtime(pr->runtime);
+        _mm_setcsr(csr);
+#else
+        st = xnn_invoke_runtime(pr->runtime);
+#endif
         if (st != xnn_status_success) {
                 snprintf(err, err_size, "xnn_invoke_runtime failed (status %d)", (int) st);
                 return rt__xnn_status_to_errno(st);

@@ -58,13 +58,7 @@ static int mm_prepare(rt_context_t *ctx, rt_node_t *node, mm_kind_t kind) {
                         T acc_ = (init);                                                    \
                         rt_reduce_odo_init(&i_, (pl)->n_inner, (pl)->inner_dims,            \
                                            (pl)->inner_strides);                            \
-                        size_t j_ = 0;                                                      \
-                        if ((pl)->all_axes && (pl)->inner_count > 0) {                      \
-                                acc_ = (x)[o_.off + i_.off];                                         \
-                                rt_reduce_odo_next(&i_);                                    \
-                                j_ = 1;                                                     \
-                        }                                                                   \
-                        for (; j_ < (pl)->inner_count; j_++, rt_reduce_odo_next(&i_)) {     \
+                        for (size_t j_ = 0; j_ < (pl)->inner_count; j_++, rt_reduce_odo_next(&i_)) { \
                                 T v_ = (x)[o_.off + i_.off];                                \
                                 if (better(v_, acc_))                                       \
                                         acc_ = v_;                                          \

@@ -124,6 +124,28 @@ START_TEST(test_div_uint8_shift_past_31_bits) {
 }
 END_TEST
 
+/* uint8 DIV by a negative divisor: TFLite 2.9 negates dividend and divisor
+ * (not the reciprocal), so the dividend's headroom is that of -x: 8 / -154
+ * and -8 / -154 land on the other side of the past-31-bit shift. Values
+ * read from native TensorFlow Lite 2.9. */
+START_TEST(test_div_uint8_negative_divisor_flips_dividend) {
+        kh_t h;
+        kh_init(&h);
+        int32_t a = kh_tensor(&h, RT_TYPE_UINT8, 1, DIMS(2), (uint8_t[]){ 179, 195 });
+        int32_t b = kh_tensor(&h, RT_TYPE_UINT8, 1, DIMS(2), (uint8_t[]){ 0, 0 });
+        int32_t o = kh_tensor(&h, RT_TYPE_UINT8, 0, NULL, NULL);
+        kh_quant(&h, a, 0.435055017f, 187);
+        kh_quant(&h, b, 1.57324541f, 154);
+        kh_quant(&h, o, 0.0445583835f, 210);
+        ew_arith_params_t p = { .activation = RT_ACT_NONE };
+        ck_assert_int_eq(ew_run2(&h, &rt_kernel_div, &p, a, b, o), 0);
+        const uint8_t *z = h.tensors[o].data;
+        ck_assert_int_eq(z[0], 210);
+        ck_assert_int_eq(z[1], 0);
+        kh_done(&h);
+}
+END_TEST
+
 START_TEST(test_add_float_broadcast_scalar) {
         kh_t h;
         kh_init(&h);
@@ -778,6 +800,7 @@ static Suite *binary_suite(void) {
         tcase_add_test(tc, test_arith_float_clamps_to_flt_max);
         tcase_add_test(tc, test_floor_div_float_in_double);
         tcase_add_test(tc, test_div_uint8_shift_past_31_bits);
+        tcase_add_test(tc, test_div_uint8_negative_divisor_flips_dividend);
         tcase_add_test(tc, test_arith_tanh_sign_bit_activation_is_none);
         tcase_add_test(tc, test_add_n_shape_mismatch_einval);
         suite_add_tcase(s, tc);

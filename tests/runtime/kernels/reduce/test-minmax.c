@@ -30,8 +30,9 @@ START_TEST(test_reduce_max_min_float) {
 }
 END_TEST
 
-/* TFLite starts a partial reduction at the lowest finite float but an
- * all-axes one at the first element: an all -inf row differs. */
+/* TFLite 2.9 starts every float reduction, partial or over all axes, at the
+ * lowest finite float: an all -inf input gives -FLT_MAX (checked against
+ * native TensorFlow Lite on rank 1 and 2, all axes). */
 START_TEST(test_reduce_max_float_init_value) {
         const float x[2] = { -INFINITY, -INFINITY };
         kh_t h;
@@ -46,7 +47,16 @@ START_TEST(test_reduce_max_float_init_value) {
         c = reduce_case(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 2 }, x, (int32_t[]) { 0, 1 }, 2, false,
                         RT_TYPE_FLOAT32);
         ck_assert_int_eq(reduce_run(&h, &rt_kernel_reduce_max, &c, false), 0);
-        ck_assert(isinf(((float *) h.tensors[c.out].data)[0]));
+        ck_assert_float_eq(((float *) h.tensors[c.out].data)[0], -FLT_MAX);
+        kh_done(&h);
+
+        /* REDUCE_MIN likewise: an all +inf input gives FLT_MAX. */
+        const float p[2] = { INFINITY, INFINITY };
+        kh_init(&h);
+        c = reduce_case(&h, RT_TYPE_FLOAT32, 1, (int32_t[]) { 2 }, p, (int32_t[]) { 0 }, 1, false,
+                        RT_TYPE_FLOAT32);
+        ck_assert_int_eq(reduce_run(&h, &rt_kernel_reduce_min, &c, false), 0);
+        ck_assert_float_eq(((float *) h.tensors[c.out].data)[0], FLT_MAX);
         kh_done(&h);
 }
 END_TEST
