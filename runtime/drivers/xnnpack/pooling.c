@@ -27,7 +27,7 @@ int rt__xnn_define_pooling(rt__xnn_ctx_t *x, const rt_node_t *n) {
                 return rt__xnn_refuse(x, "pooling needs a 4D input");
         int pad = fbt_i8(o, 0, 0);
         int32_t sw = fbt_i32(o, 1, 1), sh = fbt_i32(o, 2, 1), fw = fbt_i32(o, 3, 1), fh = fbt_i32(o, 4, 1);
-        if ((r = rt__xnn_act_range(x, fbt_i8(o, 5, 0), &lo, &hi)) < 0)
+        if ((r = rt__xnn_act_range_bounded(x, fbt_i8(o, 5, 0), &lo, &hi)) < 0)
                 return r;
         if (fw < 1 || fh < 1 || sw < 1 || sh < 1)
                 return rt__xnn_refuse(x, "invalid pooling window");

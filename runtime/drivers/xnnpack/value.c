@@ -131,23 +131,31 @@ void rt__xnn_same_padding(int32_t in, int32_t k, int32_t s, int32_t d, uint32_t 
         *ret_after = (uint32_t) (total - total / 2);
 }
 
+int rt__xnn_act_range_bounded(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
+        int r = rt__xnn_act_range(x, act, lo, hi);
+        if (r == 0 && (act == RT_ACT_NONE || act == RT_ACT_RELU)) {
+                *lo = act == RT_ACT_NONE ? -INFINITY : 0;
+                *hi = INFINITY;
+        }
+        return r;
+}
+
 int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
         switch (act) {
         case RT_ACT_NONE:
-                /* [-inf, inf], as TensorFlow Lite's own XNNPACK delegate
-                 * passes it: XNNPACK's x86 clamps turn a NaN into the lower
-                 * bound, so NaN comes out -inf (or NaN, where XNNPACK has
-                 * an unclamped kernel) exactly as from the delegate, and an
-                 * overflow is inf. TFLite's builtin kernels give NaN and
-                 * FLT_MAX there; docs/conformance.md compares such outputs
-                 * with TFLite's XNNPACK delegate. */
-                *lo = -INFINITY;
-                *hi = INFINITY;
+                /* [-FLT_MAX, FLT_MAX], as TensorFlow Lite's builtin kernels
+                 * clamp every fused activation (the goldens' semantics): an
+                 * overflow stays finite, so a following LOG or SUB sees
+                 * FLT_MAX as it does in TFLite, never inf. The price is
+                 * XNNPACK's x86 clamp, which turns a NaN input into the
+                 * lower bound where TFLite keeps NaN; docs/conformance.md
+                 * states this one deliberate difference. */
+                *lo = -FLT_MAX;
+                *hi = FLT_MAX;
                 return 0;
         case RT_ACT_RELU:
-                /* [0, inf] as in TFLite's XNNPACK delegate (see above). */
                 *lo = 0;
-                *hi = INFINITY;
+                *hi = FLT_MAX;
                 return 0;
         case RT_ACT_RELU_N1_TO_1:
                 *lo = -1;

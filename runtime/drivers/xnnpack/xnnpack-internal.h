@@ -65,6 +65,12 @@ int rt__xnn_value(rt__xnn_ctx_t *x, int32_t i, uint32_t *ret);
  * stride larger than the kernel), so the driver never uses that flag. */
 void rt__xnn_same_padding(int32_t in, int32_t k, int32_t s, int32_t d, uint32_t *ret_before, uint32_t *ret_after);
 int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi);
+/* The same for ops whose float output cannot leave its inputs' range (the
+ * pools): NONE and RELU leave the upper end at inf, so XNNPACK runs the
+ * kernels TensorFlow Lite's XNNPACK delegate runs and a NaN input stays NaN
+ * there; the clamp at FLT_MAX only matters for an overflow these ops
+ * cannot produce. */
+int rt__xnn_act_range_bounded(rt__xnn_ctx_t *x, int act, float *lo, float *hi);
 /* Refuses tensor types other than float32, int8 and uint8. */
 int rt__xnn_want_float_or_q(rt__xnn_ctx_t *x, int32_t i);
 /* 0 on success, else a refusal naming `what` and the status. */

@@ -62,8 +62,10 @@ static inline void dt_fill(const rt_tensor_t *t, void *data, uint32_t seed) {
         }
 }
 
-/* Run model bytes once with settings s (NULL: reference). */
-static inline void dt_run(const uint8_t *buf, size_t size, const rt_settings_t *s, dt_result_t *res) {
+/* Run model bytes once with settings s (NULL: reference); float inputs
+ * all `*value` when value is not NULL, else dt_fill()'s pattern. */
+static inline void dt_run_value(const uint8_t *buf, size_t size, const rt_settings_t *s, const float *value,
+                                dt_result_t *res) {
         memset(res, 0, sizeof(*res));
         char err[512];
         rt_model_t *m = NULL;
@@ -80,8 +82,14 @@ static inline void dt_run(const uint8_t *buf, size_t size, const rt_settings_t *
         }
         res->alloc_err = rt_interp_allocate_tensors(it);
         if (res->alloc_err == 0) {
-                for (int32_t i = 0; i < rt_interp_input_count(it); i++)
-                        dt_fill(rt_interp_input_tensor(it, i), rt_interp_input_data(it, i), (uint32_t) i + 7);
+                for (int32_t i = 0; i < rt_interp_input_count(it); i++) {
+                        const rt_tensor_t *t = rt_interp_input_tensor(it, i);
+                        if (value && t->type == RT_TYPE_FLOAT32)
+                                for (size_t k = 0; k < t->bytes / sizeof(float); k++)
+                                        ((float *) rt_interp_input_data(it, i))[k] = *value;
+                        else
+                                dt_fill(t, rt_interp_input_data(it, i), (uint32_t) i + 7);
+                }
                 res->invoke_err = rt_interp_invoke(it);
         }
         if (res->alloc_err < 0 || res->invoke_err < 0)
@@ -115,6 +123,10 @@ static inline void dt_run(const uint8_t *buf, size_t size, const rt_settings_t *
                 snprintf(res->why + w, sizeof(res->why) - w, "%s%s", w ? "; " : "", note);
         rt_interp_free(it);
         rt_model_free(m);
+}
+
+static inline void dt_run(const uint8_t *buf, size_t size, const rt_settings_t *s, dt_result_t *res) {
+        dt_run_value(buf, size, s, NULL, res);
 }
 
 /* Assert two runs produced the same outputs: floats within atol + rtol,
