@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* accelctl bench / events / best / export (issue 6). */
+/* accelctl bench / events / best / export. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * accelctl eval diff | topk | detection: TensorFlow Lite's evaluation
- * stages (runtime/eval/, issue 11). The model runs through acceld by
+ * stages (runtime/eval/). The model runs through acceld by
  * default (libaccel's interpreter, so the daemon's instance is what is
  * measured) or in-process with --local. Progress goes to stderr when it is
  * a terminal, a table to stdout, or with --json the seed's ProcessMetrics

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Evaluation-stage results (issue 11): one row per stage run, kept beside
+ * Evaluation-stage results: one row per stage run, kept beside
  * the benchmark events and filtered by uid the same way.
  */
 #include <errno.h>

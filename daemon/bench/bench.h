@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Benchmarks in the daemon (issue 6): the storage thread, the benchmark
+ * Benchmarks in the daemon: the storage thread, the benchmark
  * runner, the orphan scan at start-up, and the request handlers
  * (RunBenchmark, BenchmarkProgress, ListBenchmarkEvents, GetBestSettings,
  * ExportBenchmarkEvents; declared in handlers.h). See docs/benchmarking.md.

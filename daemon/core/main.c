@@ -126,7 +126,7 @@ static int run(acceld_t *a) {
                                        a->config.socket_path ? a->config.socket_path : "(none)");
                 goto out;
         }
-        /* issue 6: benchmarks, only once we own the socket (the start-up scan
+        /* Benchmarks, only once we own the socket (the start-up scan
          * must not touch the runs of another acceld on this state directory).
          * A failure is logged and leaves them unavailable. */
         if (a->config.isolate_drivers != DAEMON_ISOLATE_NONE) {
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
         char err[512] = "";
         int r;
 
-        /* issue 6: a benchmark worker child, not the daemon. */
+        /* A benchmark worker child, not the daemon. */
         if (argc > 1 && strcmp(argv[1], DAEMON_WORKER_ARG) == 0)
                 return daemon_worker_main(argc, argv);
         /* A driver-host child: one plugin, out of the daemon's address space. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The compilation cache (NNAPI-style cache tokens, issue 5): PrepareModel
+ * The compilation cache (NNAPI-style cache tokens): PrepareModel
  * with a cache_token and a model records what is needed to prepare that
  * model again quickly; PrepareModel with the token alone (NNAPI
  * prepareModelFromCache) prepares from the record. See "Compilation cache"

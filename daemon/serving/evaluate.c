@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Evaluate (issue 11): an evaluation stage on the instance a handle uses.
+ * Evaluate: an evaluation stage on the instance a handle uses.
  * The inference diff runs on a worker of the instance's queue with
  * accel_eval's profiler (the instance against the reference path); top-K
  * and detection results computed by the client are recorded as given. Both
