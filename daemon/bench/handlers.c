@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "runner.h"
 #include "select.h"
 #include "settings.h"
@@ -31,7 +32,7 @@ struct bench_call {
         int (*done)(bench_call_t *call);     /* on the loop; returns the request's result */
         int result;
         /* inputs */
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         char *settings_key;
         store_event_filter_t filter;
         int preference;
@@ -60,13 +61,6 @@ static daemon_bench_t bench = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 store_thread_t *daemon_bench_store(void) {
         return bench.store;
-}
-
-static int64_t now_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* ---- storage calls answered on the loop ---- */
@@ -203,7 +197,7 @@ static int startup_job(store_db_t *db, void *userdata) {
         int r, k;
 
         /* A fresh daemon runs nothing yet: every open START is an orphan. */
-        r = store_event_find_orphans(db, now_us() + 1, 0, &v, &n);
+        r = store_event_find_orphans(db, acc_clock_us(CLOCK_REALTIME) + 1, 0, &v, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
@@ -212,7 +206,6 @@ static int startup_job(store_db_t *db, void *userdata) {
                 Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
                 Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
                 Tflite__Proto__ErrorCode code = TFLITE__PROTO__ERROR_CODE__INIT, *codes[1] = { &code };
-                struct timespec ts;
                 uint8_t *b;
                 size_t bn;
 
@@ -228,11 +221,10 @@ static int startup_job(store_db_t *db, void *userdata) {
                 er.error_code = codes;
                 er.n_error_code = 1;
                 ev.error = &er;
-                clock_gettime(CLOCK_BOOTTIME, &ts);
                 ev.has_boottime_us = 1;
-                ev.boottime_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+                ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
                 ev.has_wallclock_us = 1;
-                ev.wallclock_us = now_us();
+                ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
                 bn = tflite__proto__benchmark_event__get_packed_size(&ev);
                 b = malloc(bn);
                 if (b) {
@@ -376,7 +368,7 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
 }
 
 int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, rt_settings_t *settings) {
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
         rt_settings_t s;
         int r;
 
@@ -384,12 +376,12 @@ int daemon_bench_apply_decision(const struct daemon_model_source *src, int prefe
                 return -EINVAL;
         if (!bench.store)
                 return 0;
-        if (src->sha256 && store_sha256_hex_valid(src->sha256))
+        if (src->sha256 && acc_sha256_hex_valid(src->sha256))
                 memcpy(sha, src->sha256, sizeof(sha));
         else if (src->bytes && src->size > 0)
-                store_sha256_hex(src->bytes, src->size, sha);
+                acc_sha256_hex(src->bytes, src->size, sha);
         else if (src->fd >= 0) {
-                r = store_sha256_fd(src->fd, UINT64_MAX, sha, NULL);
+                r = acc_sha256_fd(src->fd, UINT64_MAX, sha, NULL);
                 if (r < 0)
                         return r;
         } else
@@ -443,7 +435,7 @@ int daemon_run_benchmark_handle(daemon_request_t *rq) {
         sources = (in->has_model ? 1 : 0) + (in->has_model_fd ? 1 : 0) + (in->sha256 && in->sha256[0] ? 1 : 0);
         if (sources != 1)
                 return daemon_request_errorf(rq, -EINVAL, "give exactly one of model, model_fd and sha256");
-        if (in->sha256 && in->sha256[0] && !store_sha256_hex_valid(in->sha256))
+        if (in->sha256 && in->sha256[0] && !acc_sha256_hex_valid(in->sha256))
                 return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 lowercase hex digits");
         n_cand = in->n_candidates + in->n_candidates_json;
         if (n_cand > BENCH_MAX_CANDIDATES)
@@ -499,7 +491,7 @@ int daemon_run_benchmark_handle(daemon_request_t *rq) {
                         return daemon_request_errorf(rq, -EBADF, "model_fd %d was not sent", (int) in->model_fd);
                 }
         } else
-                memcpy(req.sha256, in->sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(req.sha256, in->sha256, ACC_SHA256_HEX_SIZE);
         if (copy_blobs(in->inputs, in->n_inputs, &req.inputs) < 0 ||
             copy_blobs(in->outputs, in->n_outputs, &req.outputs) < 0) {
                 bench_request_done(&req);
@@ -760,7 +752,7 @@ int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
         r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (in->model_sha256 && in->model_sha256[0] && !store_sha256_hex_valid(in->model_sha256))
+        if (in->model_sha256 && in->model_sha256[0] && !acc_sha256_hex_valid(in->model_sha256))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         call = calloc(1, sizeof(*call));
         if (!call)
@@ -773,7 +765,7 @@ int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
         if (in->model_sha256 && in->model_sha256[0]) {
-                memcpy(call->sha256, in->model_sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
                 call->filter.model_sha256 = call->sha256;
         }
         if (in->settings_key && in->settings_key[0]) {
@@ -870,7 +862,7 @@ int daemon_get_best_settings_handle(daemon_request_t *rq) {
         r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (!store_sha256_hex_valid(in->model_sha256))
+        if (!acc_sha256_hex_valid(in->model_sha256))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         if (in->has_preference && ((int) in->preference < 0 || in->preference > 3))
                 return daemon_request_errorf(rq, -EINVAL, "unknown preference %d", (int) in->preference);
@@ -884,7 +876,7 @@ int daemon_get_best_settings_handle(daemon_request_t *rq) {
                 call->filter.has_uid = true;
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
-        memcpy(call->sha256, in->model_sha256, STORE_SHA256_HEX_SIZE);
+        memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
         call->preference = in->has_preference ? (int) in->preference : TFLITE__PROTO__EXECUTION_PREFERENCE__ANY;
         return call_submit(call);
 }
@@ -914,7 +906,7 @@ static int export_job(store_db_t *db, void *userdata) {
                 ev.has_event_type = 1;
                 ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__LOGGED;
                 ev.has_wallclock_us = 1;
-                ev.wallclock_us = now_us();
+                ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
                 bn = tflite__proto__benchmark_event__get_packed_size(&ev);
                 b = malloc(bn);
                 if (b) {
@@ -964,7 +956,7 @@ int daemon_export_benchmark_events_handle(daemon_request_t *rq) {
         r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (in->model_sha256 && in->model_sha256[0] && !store_sha256_hex_valid(in->model_sha256))
+        if (in->model_sha256 && in->model_sha256[0] && !acc_sha256_hex_valid(in->model_sha256))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         call = calloc(1, sizeof(*call));
         if (!call)
@@ -977,7 +969,7 @@ int daemon_export_benchmark_events_handle(daemon_request_t *rq) {
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
         if (in->model_sha256 && in->model_sha256[0]) {
-                memcpy(call->sha256, in->model_sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
                 call->filter.model_sha256 = call->sha256;
         }
         call->filter.limit = in->has_limit && in->limit > 0 && in->limit < BENCH_LIST_MAX ? in->limit : BENCH_LIST_MAX;

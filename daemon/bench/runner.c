@@ -18,6 +18,8 @@
 
 #include <cpuinfo.h>
 
+#include "file-read.h"
+#include "clock.h"
 #include "runner.h"
 #include "select.h"
 #include "models.h"
@@ -48,7 +50,7 @@
 typedef struct bench_run {
         int64_t id;
         bench_request_t req;
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         bench_candidate_t *c;
         size_t n;
         size_t best;                    /* index, or SIZE_MAX */
@@ -82,13 +84,6 @@ static const char *const state_names[_BENCH_STATE_MAX] = {
 
 const char *bench_state_to_string(bench_state_t s) {
         return s >= 0 && s < _BENCH_STATE_MAX ? state_names[s] : "?";
-}
-
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 void bench_request_done(bench_request_t *r) {
@@ -230,35 +225,6 @@ static int memfd_with(const char *name, const void *data, size_t size) {
         return fd;
 }
 
-static int read_fd_all(int fd, uint64_t max, uint8_t **ret, size_t *ret_size) {
-        struct stat st;
-        uint8_t *b;
-        size_t n = 0;
-
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if ((uint64_t) st.st_size > max)
-                return -EFBIG;
-        b = malloc((size_t) st.st_size + 1);
-        if (!b)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = pread(fd, b + n, (size_t) st.st_size - n, (off_t) n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0) {
-                        int r = k < 0 ? -errno : -EIO;
-                        free(b);
-                        return r;
-                }
-                n += (size_t) k;
-        }
-        *ret = b;
-        *ret_size = n;
-        return 0;
-}
-
 static int cmp_i64(const void *a, const void *b) {
         int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
         return (x > y) - (x < y);
@@ -377,7 +343,7 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
         if (result_fd < 0 || stage_fd < 0)
                 return -errno;
 
-        deadline = clock_us(CLOCK_MONOTONIC) + (int64_t) timeout_ms * 1000;
+        deadline = acc_clock_us(CLOCK_MONOTONIC) + (int64_t) timeout_ms * 1000;
         pid = fork();
         if (pid < 0)
                 return -errno;
@@ -394,7 +360,7 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
                         status = 0;
                         break;
                 }
-                if (!timed_out && (clock_us(CLOCK_MONOTONIC) >= deadline ||
+                if (!timed_out && (acc_clock_us(CLOCK_MONOTONIC) >= deadline ||
                                    (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)))) {
                         timed_out = true;
                         (void) kill(-pid, SIGKILL);
@@ -413,7 +379,7 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
                 if (fstat(stage_fd, &st) == 0 && st.st_size > 0)
                         (void) pread(stage_fd, &stage, 1, st.st_size - 1);
         }
-        if (read_fd_all(result_fd, 64u << 20, &rb, &rn) == 0 && rn > 0)
+        if (acc_fd_read(result_fd, 64u << 20, (void **) &rb, &rn) == 0 && rn > 0)
                 res = acceld__benchmark_worker_result__unpack(NULL, rn, rb);
         if (res && res->has_event)
                 wev = tflite__proto__benchmark_event__unpack(NULL, res->event.len, res->event.data);
@@ -472,9 +438,9 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
         if (!ev.tflite_settings && (ts = tflite__proto__tflite_settings__unpack(NULL, sn, sb)) != NULL)
                 ev.tflite_settings = ts;
         ev.has_boottime_us = 1;
-        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         ev.has_wallclock_us = 1;
-        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         c->event_size = tflite__proto__benchmark_event__get_packed_size(&ev);
         c->event = malloc(c->event_size ? c->event_size : 1);
         if (!c->event) {
@@ -661,9 +627,9 @@ static int event_start(bench_runner_t *rn, const bench_run_t *run, const bench_c
         ev.has_event_type = 1;
         ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START;
         ev.has_boottime_us = 1;
-        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         ev.has_wallclock_us = 1;
-        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         en = tflite__proto__benchmark_event__get_packed_size(&ev);
         eb = malloc(en);
         if (!eb) {
@@ -700,7 +666,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
         int r;
 
         if (!bytes && run->req.model_fd >= 0) {
-                r = read_fd_all(run->req.model_fd, BENCH_MODEL_MAX, &owned, &size);
+                r = acc_fd_read(run->req.model_fd, BENCH_MODEL_MAX, (void **) &owned, &size);
                 if (r < 0)
                         return r;
                 bytes = owned;
@@ -715,7 +681,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
                 free(a.path);
                 if (fd < 0)
                         return -errno;
-                r = read_fd_all(fd, BENCH_MODEL_MAX, &owned, &size);
+                r = acc_fd_read(fd, BENCH_MODEL_MAX, (void **) &owned, &size);
                 if (r < 0)
                         return r;
                 bytes = owned;
@@ -723,7 +689,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
         if (!bytes || size == 0)
                 return -EINVAL;
         pthread_mutex_lock(&rn->mu);
-        store_sha256_hex(bytes, size, run->sha256);
+        acc_sha256_hex(bytes, size, run->sha256);
         pthread_mutex_unlock(&rn->mu);
         r = memfd_with("acceld-bench-model", bytes, size);
         if (r < 0)
@@ -983,7 +949,7 @@ static void *runner_main(void *userdata) {
                                 p = &(*p)->next;
                 }
                 if (rn->done_fn) {
-                        char sha[STORE_SHA256_HEX_SIZE];
+                        char sha[ACC_SHA256_HEX_SIZE];
 
                         memcpy(sha, next->sha256, sizeof(sha));
                         pthread_mutex_unlock(&rn->mu);

@@ -64,7 +64,7 @@ typedef struct bench_request {
         int model_fd;                   /* owned, -1 if none */
         uint8_t *model;                 /* owned bytes, or NULL */
         size_t model_size;
-        char sha256[STORE_SHA256_HEX_SIZE]; /* "" unless by reference to the store */
+        char sha256[ACC_SHA256_HEX_SIZE]; /* "" unless by reference to the store */
         rt_settings_t *candidates;      /* owned; n_candidates 0 = generate */
         size_t n_candidates;
         ProtobufCBinaryData *inputs, *outputs; /* owned (data too) */

@@ -97,7 +97,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
         char reason[1024];
         int r;
 
-        if (!db || !store_sha256_hex_valid(model_sha256) || preference < 0 || preference > 3)
+        if (!db || !acc_sha256_hex_valid(model_sha256) || preference < 0 || preference > 3)
                 return -EINVAL;
         r = store_event_list(db, &f, &v, &n);
         if (r < 0)
@@ -251,7 +251,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                 size_t sn = 0;
                 const Tflite__Proto__TFLiteSettings *ts = decoded[best]->tflite_settings;
 
-                memcpy(d.model_sha256, model_sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(d.model_sha256, model_sha256, ACC_SHA256_HEX_SIZE);
                 if (ts) {
                         sn = tflite__proto__tflite_settings__get_packed_size(ts);
                         sb = malloc(sn ? sn : 1);

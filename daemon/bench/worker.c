@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file-read.h"
+#include "clock.h"
 #include "metrics.h"
 #include "settings.h"
 #include "cleanup.h"
@@ -23,54 +25,6 @@ DEFINE_POINTER_CLEANUP(rt_wcache_t, rt_wcache_close);
 
 #define WORKER_JOB_MAX (512u << 20)
 #define WORKER_RUNS_MAX 10000
-
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int read_all(int fd, uint8_t **ret, size_t *ret_size) {
-        size_t cap = 65536, n = 0;
-        uint8_t *b = malloc(cap);
-
-        if (!b)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k;
-
-                if (n == cap) {
-                        uint8_t *nb;
-
-                        if (cap >= WORKER_JOB_MAX) {
-                                free(b);
-                                return -EFBIG;
-                        }
-                        nb = realloc(b, cap * 2);
-                        if (!nb) {
-                                free(b);
-                                return -ENOMEM;
-                        }
-                        b = nb;
-                        cap *= 2;
-                }
-                k = read(fd, b + n, cap - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        int r = -errno;
-                        free(b);
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        *ret = b;
-        *ret_size = n;
-        return 0;
-}
 
 static int write_all(int fd, const uint8_t *p, size_t n) {
         while (n > 0) {
@@ -168,9 +122,9 @@ static int worker_send(worker_t *w) {
         _cleanup_free_ uint8_t *ev = NULL, *buf = NULL;
         size_t n;
 
-        w->event.boottime_us = clock_us(CLOCK_BOOTTIME);
+        w->event.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         w->event.has_boottime_us = 1;
-        w->event.wallclock_us = clock_us(CLOCK_REALTIME);
+        w->event.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         w->event.has_wallclock_us = 1;
         n = tflite__proto__benchmark_event__get_packed_size(&w->event);
         ev = malloc(n ? n : 1);
@@ -246,7 +200,7 @@ static int worker_run(worker_t *w) {
         }
 
         stage_mark('I');
-        t0 = clock_us(CLOCK_MONOTONIC);
+        t0 = acc_clock_us(CLOCK_MONOTONIC);
         r = rt_model_load_fd(DAEMON_WORKER_MODEL_FD, &model, err, sizeof(err));
         if (r < 0)
                 return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "model: %s", err);
@@ -270,7 +224,7 @@ static int worker_run(worker_t *w) {
                                  rt_interp_last_error(it));
                 goto out;
         }
-        w->init_us = clock_us(CLOCK_MONOTONIC) - t0;
+        w->init_us = acc_clock_us(CLOCK_MONOTONIC) - t0;
 
         n_in = rt_interp_input_count(it);
         n_out = rt_interp_output_count(it);
@@ -341,9 +295,9 @@ static int worker_run(worker_t *w) {
                                 goto out;
                         }
                 }
-                s = clock_us(CLOCK_MONOTONIC);
+                s = acc_clock_us(CLOCK_MONOTONIC);
                 r = rt_interp_invoke(it);
-                w->times[k] = clock_us(CLOCK_MONOTONIC) - s;
+                w->times[k] = acc_clock_us(CLOCK_MONOTONIC) - s;
                 if (r < 0) {
                         rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, r, "invoke: %s",
                                          rt_interp_last_error(it));
@@ -472,7 +426,7 @@ int daemon_worker_main(int argc, char **argv) {
         acceld__benchmark_worker_result__init(&w.out);
         rt_settings_init(&w.settings);
 
-        r = read_all(DAEMON_WORKER_JOB_FD, &buf, &n);
+        r = acc_fd_read(DAEMON_WORKER_JOB_FD, WORKER_JOB_MAX, (void **) &buf, &n);
         if (r < 0) {
                 fprintf(stderr, "acceld worker: cannot read the job: %s\n", strerror(-r));
                 return 2;

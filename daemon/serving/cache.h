@@ -49,7 +49,7 @@ bool daemon_cache_available(void);
 
 typedef struct daemon_cache_record {
         char key[DAEMON_CACHE_KEY_SIZE];
-        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char model_sha256[ACC_SHA256_HEX_SIZE];
         uint8_t *settings;              /* owned, serialized TFLiteSettings (may be NULL when size 0) */
         size_t settings_size;
         char *settings_key;             /* owned: rt_settings_key() of the settings */

@@ -206,7 +206,7 @@ int daemon_evaluate_handle(daemon_request_t *rq) {
         st->stage = in->stage;
         st->runs = in->has_runs ? in->runs : EVALUATE_DEFAULT_RUNS;
         st->seed = in->has_seed ? in->seed : 0;
-        memcpy(st->record.model_sha256, h->instance->model->sha256, STORE_SHA256_HEX_SIZE);
+        memcpy(st->record.model_sha256, h->instance->model->sha256, ACC_SHA256_HEX_SIZE);
         st->record.settings_key = strdup(h->instance->settings_key);
         st->record.stage = strdup(stage);
         st->record.source = strdup(diff ? "acceld" : "client");

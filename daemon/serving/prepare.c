@@ -360,7 +360,7 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 /* Digests are stored in lowercase; accept either case. */
                 for (char *c = in->sha256; *c; c++)
                         *c = (char) tolower((unsigned char) *c);
-                if (!store_sha256_hex_valid(in->sha256))
+                if (!acc_sha256_hex_valid(in->sha256))
                         return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 hex digits");
         }
         if (cfg->max_models_per_uid > 0 && ss->usage->prepared >= cfg->max_models_per_uid)

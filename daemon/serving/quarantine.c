@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "models.h"
 #include "cleanup.h"
 #include "driver.h"
@@ -41,12 +42,6 @@ static int insert_job(store_db_t *db, void *userdata) {
         int64_t id = 0;
         int r = store_event_insert(db, a->sha256, a->key, a->driver_version, a->blob, a->size, &id);
         return r < 0 || !a->message ? r : store_event_set_message(db, id, a->message);
-}
-
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-        (void) clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* The hosted driver `s` names, or NULL when it does not name one. */
@@ -112,9 +107,9 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
         ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR;
         ev.error = &er;
         ev.has_boottime_us = 1;
-        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         ev.has_wallclock_us = 1;
-        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         size = tflite__proto__benchmark_event__get_packed_size(&ev);
         blob = malloc(size ? size : 1);
         if (blob) {
