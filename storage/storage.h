@@ -440,5 +440,14 @@ int store_thread_submit(store_thread_t *t, store_job_fn job_fn, void *userdata, 
  */
 store_thread_t *store_thread_stop(store_thread_t *t);
 
+/*
+ * Run job_fn on the storage thread and wait for its result: the blocking
+ * form of store_thread_submit() for threads that may block (workers, the
+ * benchmark runner), never the daemon's loop or the storage thread itself.
+ * A full queue is waited out (up to ~2 s, then -EAGAIN). Returns job_fn's
+ * result, -ENODEV for t == NULL (no database), or submit's -errno.
+ */
+int store_thread_call(store_thread_t *t, store_job_fn job_fn, void *userdata);
+
 /* Jobs queued and not yet started (a snapshot; 0 for NULL). Any thread. */
 size_t store_thread_queued(store_thread_t *t);

@@ -2,7 +2,6 @@
 /* Benchmark state of the daemon and its request handlers (bench.h). */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,7 @@
 #include "handlers.h"
 #include "log.h"
 #include "models.h"
-#include "plugin.h"
+#include "storage-owner.h"
 
 #define BENCH_LIST_MAX 1000
 
@@ -42,26 +41,17 @@ struct bench_call {
         store_evaluation_t *evaluations;
         size_t n_evaluations;
         store_decision_t decision;
-        bench_call_t *next;
 };
 
 typedef struct daemon_bench {
         uv_loop_t *loop;
-        store_thread_t *store;
+        store_thread_t *store;          /* the storage owner's thread, NULL without a database */
         bench_runner_t *runner;
-        uv_async_t async;
-        bool async_open;
-        pthread_mutex_t mu;
-        bench_call_t *done_head, *done_tail;
         char versions[1024];
         double max_accuracy_drop;       /* config: selection's accuracy limit */
 } daemon_bench_t;
 
-static daemon_bench_t bench = { .mu = PTHREAD_MUTEX_INITIALIZER };
-
-store_thread_t *daemon_bench_store(void) {
-        return bench.store;
-}
+static daemon_bench_t bench;
 
 /* ---- storage calls answered on the loop ---- */
 
@@ -81,41 +71,18 @@ static int call_job(store_db_t *db, void *userdata) {
         return call->job(db, call);
 }
 
+/* On the loop, through the storage owner's drain. */
 static void call_done(int result, void *userdata) {
         bench_call_t *call = userdata;
 
         call->result = result;
-        pthread_mutex_lock(&bench.mu);
-        if (bench.done_tail)
-                bench.done_tail->next = call;
-        else
-                bench.done_head = call;
-        bench.done_tail = call;
-        pthread_mutex_unlock(&bench.mu);
-        (void) uv_async_send(&bench.async);
-}
-
-static void on_async(uv_async_t *h) {
-        bench_call_t *list;
-
-        (void) h;
-        /* Wake-ups coalesce: drain everything. */
-        pthread_mutex_lock(&bench.mu);
-        list = bench.done_head;
-        bench.done_head = bench.done_tail = NULL;
-        pthread_mutex_unlock(&bench.mu);
-        while (list) {
-                bench_call_t *call = list;
-
-                list = call->next;
-                daemon_request_complete(call->rq, call->done(call));
-                call_free(call);
-        }
+        daemon_request_complete(call->rq, call->done(call));
+        call_free(call);
 }
 
 /* Queue call->job on the storage thread; its done() answers rq later. */
 static int call_submit(bench_call_t *call) {
-        int r = store_thread_submit(bench.store, call_job, call, call_done);
+        int r = daemon_storage_submit(call_job, call_done, call);
 
         if (r < 0) {
                 daemon_request_t *rq = call->rq;
@@ -256,49 +223,24 @@ static void startup_done(int result, void *userdata) {
         free(userdata);
 }
 
-static void plugin_cb(void *user, const char *path, int error, const char *message) {
-        (void) user;
-        if (error != -EEXIST)
-                (void) log_warning_errno(error, "plugin %s: %s", path, message ? message : "");
-}
-
 static void run_done(void *userdata, const char *model_sha256) {
         (void) userdata;
         log_info("benchmark of model %s finished; decisions updated", model_sha256);
 }
 
-int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
-        char err[512] = "", exe[4096];
-        const char *plugin_dir = getenv("ACCELD_PLUGIN_DIR");
+int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char *plugin_dir) {
+        char exe[4096];
         startup_t *st;
         ssize_t n;
         int r;
 
         bench.loop = loop;
         bench.max_accuracy_drop = config->max_accuracy_drop;
-        if (!plugin_dir || !plugin_dir[0])
-                plugin_dir = ACCELD_PLUGIN_DIR;
-        if (access(plugin_dir, R_OK) == 0) {
-                /* Isolated plugins are already registered as driver-host
-                 * proxies; benchmark workers still load them in their own
-                 * process. */
-                if (config->isolate_drivers == DAEMON_ISOLATE_NONE)
-                        (void) rt_plugin_load_dir(plugin_dir, plugin_cb, NULL);
-        } else
-                plugin_dir = NULL;
         bench_driver_versions(bench.versions, sizeof(bench.versions));
 
-        r = store_thread_start(config->state_dir, 0, &bench.store, err, sizeof(err));
-        if (r < 0) {
-                bench.store = NULL;
-                return log_warning_errno(r, "benchmarks unavailable: cannot open the state database: %s", err);
-        }
-        r = uv_async_init(loop, &bench.async, on_async);
-        if (r < 0) {
-                bench.store = store_thread_stop(bench.store);
-                return log_warning_errno(r, "benchmarks unavailable: uv_async_init failed");
-        }
-        bench.async_open = true;
+        bench.store = daemon_storage_thread();
+        if (!bench.store)
+                return log_warning_errno(-ENODEV, "benchmarks unavailable: no state database");
 
         st = calloc(1, sizeof(*st));
         if (st) {
@@ -332,13 +274,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
 
 void daemon_bench_done(void) {
         bench.runner = bench_runner_stop(bench.runner);
-        bench.store = store_thread_stop(bench.store);
-        if (bench.async_open) {
-                bench.async_open = false;
-                /* Calls finished by the stop above still answer (dropped if closed). */
-                on_async(&bench.async);
-                uv_close((uv_handle_t *) &bench.async, NULL);
-        }
+        bench.store = NULL;
 }
 
 typedef struct pref_args {
@@ -359,7 +295,7 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
 
         if (!bench.store)
                 return -ENODEV;
-        r = bench_store_call(bench.store, pref_job, &a);
+        r = store_thread_call(bench.store, pref_job, &a);
         if (r < 0)
                 return r;
         r = rt_settings_parse_proto(a.d.settings, a.d.settings_size, ret, NULL, 0);

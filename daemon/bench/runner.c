@@ -479,57 +479,6 @@ out:
         return r;
 }
 
-/* ---- synchronous storage calls from the runner thread ---- */
-
-typedef struct sync_call {
-        store_job_fn fn;
-        void *userdata;
-        int result;
-        bool done;
-        pthread_mutex_t mu;
-        pthread_cond_t cv;
-} sync_call_t;
-
-static int sync_job(store_db_t *db, void *userdata) {
-        sync_call_t *sc = userdata;
-
-        return sc->fn(db, sc->userdata);
-}
-
-static void sync_done(int result, void *userdata) {
-        sync_call_t *sc = userdata;
-
-        pthread_mutex_lock(&sc->mu);
-        sc->result = result;
-        sc->done = true;
-        pthread_cond_signal(&sc->cv);
-        pthread_mutex_unlock(&sc->mu);
-}
-
-int bench_store_call(store_thread_t *t, store_job_fn fn, void *userdata) {
-        sync_call_t sc = { .fn = fn, .userdata = userdata };
-        int r;
-
-        pthread_mutex_init(&sc.mu, NULL);
-        pthread_cond_init(&sc.cv, NULL);
-        for (int tries = 0;; tries++) {
-                r = store_thread_submit(t, sync_job, &sc, sync_done);
-                if (r != -EAGAIN || tries >= 200)
-                        break;
-                (void) nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
-        }
-        if (r == 0) {
-                pthread_mutex_lock(&sc.mu);
-                while (!sc.done)
-                        pthread_cond_wait(&sc.cv, &sc.mu);
-                pthread_mutex_unlock(&sc.mu);
-                r = sc.result;
-        }
-        pthread_cond_destroy(&sc.cv);
-        pthread_mutex_destroy(&sc.mu);
-        return r;
-}
-
 typedef struct insert_args {
         const char *sha256, *key, *driver_version;
         const uint8_t *blob;
@@ -609,7 +558,7 @@ static int event_record(bench_runner_t *rn, const bench_run_t *run, const bench_
         insert_args_t a = { run->sha256, c->key, c->driver_version, blob, size, run->req.has_uid, run->req.uid,
                             c->error };
 
-        return bench_store_call(rn->store, insert_job, &a);
+        return store_thread_call(rn->store, insert_job, &a);
 }
 
 /* A START event for c. */
@@ -674,7 +623,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
                 find_args_t a = { .sha256 = run->req.sha256 };
                 _cleanup_close_ int fd = -1;
 
-                r = bench_store_call(rn->store, find_job, &a);
+                r = store_thread_call(rn->store, find_job, &a);
                 if (r < 0)
                         return r;
                 fd = open(a.path, O_RDONLY | O_CLOEXEC);
@@ -813,7 +762,7 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
                 {
                         count_args_t a = { run->sha256, c->key, c->driver_version };
 
-                        r = bench_store_call(rn->store, count_job, &a);
+                        r = store_thread_call(rn->store, count_job, &a);
                         if (r >= BENCH_MAX_FAILURES) {
                                 pthread_mutex_lock(&rn->mu);
                                 c->state = BENCH_STATE_SKIPPED;
@@ -888,7 +837,7 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
                 select_args_t a = { .sha256 = run->sha256, .driver_versions = versions,
                                     .max_accuracy_drop = rn->max_accuracy_drop };
 
-                r = bench_store_call(rn->store, select_job, &a);
+                r = store_thread_call(rn->store, select_job, &a);
                 if (r == 0 && a.best_ok) {
                         pthread_mutex_lock(&rn->mu);
                         for (size_t i = 0; i < n; i++)

@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "driver.h"
 #include "service.pb-c.h"
+#include "storage-owner.h"
 
 /* Longest record file we read back (a record is a few hundred bytes). */
 #define RECORD_MAX_BYTES (1u << 20)
@@ -40,7 +41,7 @@ int daemon_cache_key(uid_t uid, const void *token, size_t size, char *buf, size_
 }
 
 bool daemon_cache_available(void) {
-        return daemon_bench_store() != NULL;
+        return daemon_storage_thread() != NULL;
 }
 
 void daemon_cache_record_done(daemon_cache_record_t *r) {
@@ -229,7 +230,7 @@ int daemon_cache_write(const char *key, const daemon_instance_t *inst, char *err
         _cleanup_free_ uint8_t *blob = NULL;
         char versions[1024];
         size_t blob_size = 0;
-        store_thread_t *t = daemon_bench_store();
+        store_thread_t *t = daemon_storage_thread();
         write_call_t c;
         int r;
 
@@ -276,7 +277,7 @@ int daemon_cache_write(const char *key, const daemon_instance_t *inst, char *err
                 .blob_size = blob_size,
                 .what = "queueing the write",
         };
-        r = bench_store_call(t, write_job, &c);
+        r = store_thread_call(t, write_job, &c);
         if (r < 0)
                 (void) snprintf(err, err_size, "cache entry not written: %s: %s", c.what, strerror(-r));
         return r;
@@ -416,7 +417,7 @@ static int load_job(store_db_t *db, void *userdata) {
 }
 
 int daemon_cache_load(const char *key, daemon_cache_record_t *ret, char *err, size_t err_size) {
-        store_thread_t *t = daemon_bench_store();
+        store_thread_t *t = daemon_storage_thread();
         char why[768] = "";
         load_call_t c = { .key = key, .err = why, .err_size = sizeof(why) };
         int r;
@@ -427,7 +428,7 @@ int daemon_cache_load(const char *key, daemon_cache_record_t *ret, char *err, si
                 (void) snprintf(err, err_size, "the daemon has no compilation cache (no state directory)");
                 return -ENODEV;
         }
-        r = bench_store_call(t, load_job, &c);
+        r = store_thread_call(t, load_job, &c);
         if (r == 0) {
                 *ret = c.rec;
                 return 0;

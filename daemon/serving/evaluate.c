@@ -105,7 +105,7 @@ static void evaluate_run(daemon_job_t *job) {
         if (st->stage == ACCELD__EVALUATION_STAGE__EVALUATION_STAGE_INFERENCE_DIFF)
                 r = diff_run(j, st);
         if (r == 0) {
-                r = daemon_store_call(insert_job, &st->record);
+                r = daemon_storage_call(insert_job, &st->record);
                 if (r < 0)
                         (void) snprintf(j->err, sizeof(j->err), "cannot store the evaluation: %s",
                                         r == -ENODEV ? "no state database" : strerror(-r));

@@ -62,7 +62,7 @@ int daemon_quarantine_admit(const char *sha256, const rt_settings_t *s, char *wh
                 return 0;
         (void) snprintf(dv, sizeof(dv), "%s=%s", d->name, d->version ? d->version : "");
         q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv };
-        n = daemon_store_call(count_job, &a);
+        n = daemon_storage_call(count_job, &a);
         if (n < QUARANTINE_ERRORS)
                 return 0;   /* includes a store that is unavailable: nothing to go by */
         if (s->fallback_on_compilation_error || s->fallback_on_execution_error) {
@@ -124,7 +124,7 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
                                         code, during_prepare ? "prepare" : "execute");
                 q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv, .blob = blob, .size = size,
                                .message = msg };
-                r = daemon_store_call(insert_job, &a);
+                r = daemon_storage_call(insert_job, &a);
                 if (r < 0 && r != -ENODEV)
                         log_warning("cannot record the failure of driver %s on model %s: %s", d->name, sha256,
                                     strerror(-r));
