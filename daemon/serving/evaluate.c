@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <math.h>
 
+#include "clock.h"
 #include "eval.h"
 #include "serving-internal.h"
 
@@ -45,11 +46,10 @@ static const char *stage_name(Acceld__EvaluationStage s) {
 
 static int insert_job(store_db_t *db, void *userdata) {
         store_evaluation_t *e = userdata;
-        struct timespec ts;
 
         /* The time the reply carries is the one stored. */
-        if (!e->wallclock_us && clock_gettime(CLOCK_REALTIME, &ts) == 0)
-                e->wallclock_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        if (!e->wallclock_us)
+                e->wallclock_us = acc_clock_us(CLOCK_REALTIME);
         return store_evaluation_insert(db, e, &e->id);
 }
 
