@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "bench-util.h"
 #include "cleanup.h"
 #include "rt.h"
@@ -177,7 +178,7 @@ int main(int argc, char **argv) {
                 if (s.delegate == RT_DELEGATE_XNNPACK)
                         s.xnnpack_num_threads = a.num_threads;
         }
-        uint64_t t0 = bench_now_us();
+        uint64_t t0 = acc_now_us();
         _cleanup_(rt_model_freep) rt_model_t *m = NULL;
         if (rt_model_load_file(a.graph, &m, err, sizeof(err)) < 0) {
                 fprintf(stderr, "accel-benchmark: %s: %s\n", a.graph, err);
@@ -206,21 +207,21 @@ int main(int argc, char **argv) {
         for (int32_t i = 0; i < rt_interp_input_count(it); i++)
                 if (input_fill(it, i, a.value_files) < 0)
                         return 1;
-        uint64_t init_us = bench_now_us() - t0;
-        uint64_t t1 = bench_now_us();
+        uint64_t init_us = acc_now_us() - t0;
+        uint64_t t1 = acc_now_us();
         if (rt_interp_invoke(it) < 0) {
                 fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                 return 1;
         }
-        uint64_t first_us = bench_now_us() - t1;
+        uint64_t first_us = acc_now_us() - t1;
         uint64_t warm_total = 0;
         for (int i = 0; i < a.warmup_runs; i++) {
-                uint64_t w = bench_now_us();
+                uint64_t w = acc_now_us();
                 if (rt_interp_invoke(it) < 0) {
                         fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                         return 1;
                 }
-                warm_total += bench_now_us() - w;
+                warm_total += acc_now_us() - w;
         }
         if (a.op_profiling)
                 (void) rt_interp_enable_profiling(it, true);
@@ -228,8 +229,8 @@ int main(int argc, char **argv) {
         _cleanup_free_ uint64_t *times = malloc(cap * sizeof(uint64_t));
         if (!times)
                 return 1;
-        uint64_t start = bench_now_us();
-        while (n < (size_t) a.num_runs || (double) (bench_now_us() - start) < a.min_secs * 1e6) {
+        uint64_t start = acc_now_us();
+        while (n < (size_t) a.num_runs || (double) (acc_now_us() - start) < a.min_secs * 1e6) {
                 if (n == cap) {
                         uint64_t *p = realloc(times, 2 * cap * sizeof(uint64_t));
                         if (!p)
@@ -237,12 +238,12 @@ int main(int argc, char **argv) {
                         times = p;
                         cap *= 2;
                 }
-                uint64_t w = bench_now_us();
+                uint64_t w = acc_now_us();
                 if (rt_interp_invoke(it) < 0) {
                         fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                         return 1;
                 }
-                times[n++] = bench_now_us() - w;
+                times[n++] = acc_now_us() - w;
                 if (n >= 100000)
                         break;
         }

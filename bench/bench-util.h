@@ -11,9 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CLOCK_MONOTONIC in microseconds. */
-uint64_t bench_now_us(void);
-
 /* benchmark_model's booleans: absent value, "true", "1" and "yes" are true. */
 bool bench_parse_bool(const char *v);
 

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "accel/accel.h"
 #include "rt.h"
 
@@ -37,13 +38,6 @@ typedef struct args {
         int batch, batch_delay_us;      /* PrepareModel batching; 0: acceld's */
         const char *settings2;          /* rss2: the second setting */
 } args_t;
-
-static uint64_t now_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
 
 static int cmp_u64(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
@@ -140,18 +134,18 @@ static int latency(const args_t *a) {
                 remote_invoke(inl);
         }
         for (int k = 0; k < a->runs; k++) {
-                uint64_t t0 = now_us();
+                uint64_t t0 = acc_now_us();
 
                 if (rt_interp_invoke(l.it) < 0)
                         die("invoke", rt_interp_last_error(l.it));
-                tl[k] = now_us() - t0;
-                t0 = now_us();
+                tl[k] = acc_now_us() - t0;
+                t0 = acc_now_us();
                 remote_invoke(shm);
-                ts[k] = now_us() - t0;
+                ts[k] = acc_now_us() - t0;
                 accel_interp_last_timing(shm, NULL, &cs[k], NULL);
-                t0 = now_us();
+                t0 = acc_now_us();
                 remote_invoke(inl);
-                ti[k] = now_us() - t0;
+                ti[k] = acc_now_us() - t0;
         }
         ml = median(tl, (size_t) a->runs);
         ms = median(ts, (size_t) a->runs);
@@ -190,7 +184,7 @@ typedef struct worker {
 static void *worker_main(void *p) {
         worker_t *w = p;
 
-        for (uint64_t t0 = now_us(); t0 < w->end_us; t0 = now_us()) {
+        for (uint64_t t0 = acc_now_us(); t0 < w->end_us; t0 = acc_now_us()) {
                 remote_invoke(w->it);
                 if (w->n_lat == w->cap_lat) {
                         w->cap_lat = w->cap_lat ? 2 * w->cap_lat : 1024;
@@ -198,7 +192,7 @@ static void *worker_main(void *p) {
                         if (!w->lat)
                                 die("throughput", "out of memory");
                 }
-                w->lat[w->n_lat++] = now_us() - t0;
+                w->lat[w->n_lat++] = acc_now_us() - t0;
                 w->done++;
         }
         return NULL;
@@ -220,7 +214,7 @@ static int throughput(const args_t *a) {
                 w[i].it = remote_open(a, false);
                 remote_invoke(w[i].it);
         }
-        t0 = now_us();
+        t0 = acc_now_us();
         for (int i = 0; i < a->clients; i++) {
                 w[i].end_us = t0 + (uint64_t) a->seconds * 1000000u;
                 pthread_create(&t[i], NULL, worker_main, &w[i]);
@@ -229,7 +223,7 @@ static int throughput(const args_t *a) {
                 pthread_join(t[i], NULL);
                 total += w[i].done;
         }
-        t1 = now_us();
+        t1 = acc_now_us();
         uint64_t *all = malloc((total ? total : 1) * sizeof(*all));
         size_t n = 0;
         if (!all)
@@ -329,7 +323,7 @@ static int memory(const args_t *a) {
         /* Steady state for one client too: a second of invokes. */
         its[0] = remote_open(a, false);
         w[0].it = its[0];
-        w[0].end_us = now_us() + 1000000u;
+        w[0].end_us = acc_now_us() + 1000000u;
         (void) worker_main(&w[0]);
         one = rss_kb(pid);
         long one_shm = status_kb(pid, "RssShmem");
@@ -339,7 +333,7 @@ static int memory(const args_t *a) {
          * interpreter pool as far as its workers allow. */
         for (int i = 0; i < a->clients; i++) {
                 w[i].it = its[i];
-                w[i].end_us = now_us() + 1000000u;
+                w[i].end_us = acc_now_us() + 1000000u;
                 pthread_create(&t[i], NULL, worker_main, &w[i]);
         }
         for (int i = 0; i < a->clients; i++)
@@ -372,16 +366,16 @@ static int memory_two(const args_t *a) {
         args_t b = *a;
         long base = rss_kb(pid), one, two;
         accel_interp_t *x, *y;
-        uint64_t t0 = now_us(), c1, c2;
+        uint64_t t0 = acc_now_us(), c1, c2;
 
         x = remote_open(a, false);
-        c1 = now_us() - t0;
+        c1 = acc_now_us() - t0;
         remote_invoke(x);
         one = rss_kb(pid);
         b.settings = a->settings2;
-        t0 = now_us();
+        t0 = acc_now_us();
         y = remote_open(&b, false);
-        c2 = now_us() - t0;
+        c2 = acc_now_us() - t0;
         remote_invoke(y);
         two = rss_kb(pid);
         printf("{\"mode\": \"rss2\", \"model\": \"%s\", \"settings\": [%s, %s],\n"

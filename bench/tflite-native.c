@@ -55,6 +55,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file-read.h"
+#include "clock.h"
 #include "bench-util.h"
 #include "cleanup.h"
 #include "golden.h"
@@ -315,7 +317,7 @@ static bool stderr_capture_end(stderr_capture_t *c, const char *needle) {
 static int file_into_tensor(const tfl_api_t *api, TfLiteTensor *t, const char *path) {
         _cleanup_free_ void *data = NULL;
         size_t size = 0;
-        int r = golden_file_read(path, &data, &size);
+        int r = acc_file_read(path, &data, &size);
         if (r < 0) {
                 fprintf(stderr, "tflite-native: %s: %s\n", path, strerror(-r));
                 return r;
@@ -453,7 +455,7 @@ static int golden_check(const tfl_api_t *api, TfLiteInterpreter *it, const char 
                 const golden_tensor_t *g = &gm->outputs[i];
                 _cleanup_free_ void *want = NULL;
                 size_t want_size = 0;
-                r = golden_file_read(g->path, &want, &want_size);
+                r = acc_file_read(g->path, &want, &want_size);
                 if (r < 0) {
                         fprintf(stderr, "tflite-native: %s: %s\n", g->path, strerror(-r));
                         break;
@@ -529,7 +531,7 @@ static int run(const args_t *a) {
                 return 3;
         }
 
-        uint64_t t0 = bench_now_us();
+        uint64_t t0 = acc_now_us();
         stderr_capture_t cap;
         stderr_capture_begin(&cap);
         r.model = api->model_create_from_file(a->graph);
@@ -566,14 +568,14 @@ static int run(const args_t *a) {
         for (int32_t i = 0; i < api->input_count(r.interp); i++)
                 if (input_fill(api, r.interp, i, a) < 0)
                         return 1;
-        uint64_t init_us = bench_now_us() - t0;
+        uint64_t init_us = acc_now_us() - t0;
 
         /* A default delegate may be applied lazily, so the first inference is
          * watched as well. */
         stderr_capture_begin(&cap);
-        uint64_t t1 = bench_now_us();
+        uint64_t t1 = acc_now_us();
         int ir = invoke(&r);
-        uint64_t first_us = bench_now_us() - t1;
+        uint64_t first_us = acc_now_us() - t1;
         xnnpack = stderr_capture_end(&cap, TFL_XNNPACK_LOG_LINE) || xnnpack;
         if (ir < 0)
                 return 1;
@@ -598,17 +600,17 @@ static int run(const args_t *a) {
 
         uint64_t warm_total = 0;
         for (int i = 0; i < a->warmup_runs; i++) {
-                uint64_t w = bench_now_us();
+                uint64_t w = acc_now_us();
                 if (invoke(&r) < 0)
                         return 1;
-                warm_total += bench_now_us() - w;
+                warm_total += acc_now_us() - w;
         }
         size_t cap_n = (size_t) a->num_runs, n = 0;
         r.times = malloc(cap_n * sizeof(uint64_t));
         if (!r.times)
                 return 1;
-        uint64_t start = bench_now_us();
-        while (n < (size_t) a->num_runs || (double) (bench_now_us() - start) < a->min_secs * 1e6) {
+        uint64_t start = acc_now_us();
+        while (n < (size_t) a->num_runs || (double) (acc_now_us() - start) < a->min_secs * 1e6) {
                 if (n == cap_n) {
                         uint64_t *p = realloc(r.times, 2 * cap_n * sizeof(uint64_t));
                         if (!p)
@@ -616,10 +618,10 @@ static int run(const args_t *a) {
                         r.times = p;
                         cap_n *= 2;
                 }
-                uint64_t w = bench_now_us();
+                uint64_t w = acc_now_us();
                 if (invoke(&r) < 0)
                         return 1;
-                r.times[n++] = bench_now_us() - w;
+                r.times[n++] = acc_now_us() - w;
                 if (n >= 100000)
                         break;
         }

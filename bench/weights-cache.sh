@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 #
-# The weights-cache and throughput figures of docs/performance.md (issue 12):
+# The weights-cache and throughput figures of docs/performance.md:
 #
 #   bench/weights-cache.sh [BUILD_DIR]          default <source>/build
 #

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* accelctl bench / events / best / export (issue 6). */
+/* accelctl bench / events / best / export. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "accelctl-file.h"
+#include "file-read.h"
 #include "accelctl-bench.h"
 #include "cleanup.h"
-#include "storage.h"
+#include "sha256.h"
 
 #define MAX_LIST 64
 
@@ -80,14 +81,14 @@ static int common_opt(int argc, char **argv, int *i, accelctl_opts_t *o) {
 }
 
 /* A model argument: a SHA-256, or a file whose SHA-256 is computed here. */
-static int model_sha(const char *arg, char sha[STORE_SHA256_HEX_SIZE]) {
-        if (store_sha256_hex_valid(arg) && access(arg, F_OK) < 0) {
-                memcpy(sha, arg, STORE_SHA256_HEX_SIZE);
+static int model_sha(const char *arg, char sha[ACC_SHA256_HEX_SIZE]) {
+        if (acc_sha256_hex_valid(arg) && access(arg, F_OK) < 0) {
+                memcpy(sha, arg, ACC_SHA256_HEX_SIZE);
                 return 0;
         }
         /* Streamed: a model is hashed without reading it all into memory. */
         _cleanup_close_ int fd = open(arg, O_RDONLY | O_CLOEXEC);
-        int r = fd < 0 ? -errno : store_sha256_fd(fd, UINT64_MAX, sha, NULL);
+        int r = fd < 0 ? -errno : acc_sha256_fd(fd, UINT64_MAX, sha, NULL);
         if (r < 0)
                 fprintf(stderr, "accelctl: %s: %s\n", arg, strerror(-r));
         return r;
@@ -156,7 +157,7 @@ int accelctl_bench(int argc, char **argv, const accelctl_opts_t *global) {
                         bool is_in = a[2] == 'i';
                         size_t k = is_in ? bo.n_inputs++ : bo.n_outputs++;
 
-                        r = accelctl_file_read(argv[++i], is_in ? &ins[k] : &outs[k], is_in ? &in_sizes[k] : &out_sizes[k]);
+                        r = acc_file_read(argv[++i], is_in ? &ins[k] : &outs[k], is_in ? &in_sizes[k] : &out_sizes[k]);
                         if (r < 0) {
                                 fprintf(stderr, "accelctl bench: %s: %s\n", argv[i], strerror(-r));
                                 goto out;
@@ -181,7 +182,7 @@ int accelctl_bench(int argc, char **argv, const accelctl_opts_t *global) {
         bo.input_sizes = in_sizes;
         bo.outputs = (const void *const *) outs;
         bo.output_sizes = out_sizes;
-        if (!(store_sha256_hex_valid(model) && access(model, F_OK) < 0)) {
+        if (!(acc_sha256_hex_valid(model) && access(model, F_OK) < 0)) {
                 fd = open(model, O_RDONLY | O_CLOEXEC);
                 if (fd < 0) {
                         fprintf(stderr, "accelctl bench: %s: %s\n", model, strerror(errno));
@@ -444,7 +445,7 @@ int accelctl_events(int argc, char **argv, const accelctl_opts_t *global) {
         accelctl_opts_t o = *global;
         accel_bench_event_filter_t f = {};
         bool evaluations = false;
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
         accel_client_t *c = NULL;
         accel_bench_event_t *v = NULL;
         size_t n = 0;
@@ -559,7 +560,7 @@ int accelctl_events(int argc, char **argv, const accelctl_opts_t *global) {
 int accelctl_best(int argc, char **argv, const accelctl_opts_t *global) {
         accelctl_opts_t o = *global;
         const char *model = NULL;
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
         int pref = 0;
         accel_client_t *c = NULL;
         accel_bench_best_t *b = NULL;
@@ -622,7 +623,7 @@ int accelctl_best(int argc, char **argv, const accelctl_opts_t *global) {
 int accelctl_export(int argc, char **argv, const accelctl_opts_t *global) {
         accelctl_opts_t o = *global;
         const char *path = NULL, *model = NULL;
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
         uint32_t limit = 0;
         accel_client_t *c = NULL;
         uint8_t **v = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * accelctl eval diff | topk | detection: TensorFlow Lite's evaluation
- * stages (runtime/eval/, issue 11). The model runs through acceld by
+ * stages (runtime/eval/). The model runs through acceld by
  * default (libaccel's interpreter, so the daemon's instance is what is
  * measured) or in-process with --local. Progress goes to stderr when it is
  * a terminal, a table to stdout, or with --json the seed's ProcessMetrics
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "accelctl-file.h"
+#include "file-read.h"
 #include "accelctl.h"
 #include "cleanup.h"
 #include "eval.h"
@@ -187,7 +188,7 @@ static int text_or_file(const char *what, const char *arg, const char **ret, cha
                 *ret = arg;
                 return 0;
         }
-        r = accelctl_file_read(arg, &data, &size);
+        r = acc_file_read(arg, &data, &size);
         if (r < 0) {
                 fprintf(stderr, "accelctl eval: %s: '%s' is neither JSON nor a readable file: %s\n", what, arg,
                         strerror(-r));

@@ -13,7 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "accelctl-file.h"
+#include "file-read.h"
 #include "accelctl-local.h"
 #include "cleanup.h"
 #include "graph.h"
@@ -299,12 +301,6 @@ static int run_usage(void) {
         return 2;
 }
 
-static uint64_t now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 /* Element k as a real number (dequantized for quantized tensors). */
 static double value_at(const rt_tensor_t *t, size_t k) {
         double q;
@@ -407,7 +403,7 @@ int accelctl_local_run(int argc, char **argv) {
         }
         (void) rt_interp_options_enable_profiling(o, false);
         _cleanup_(rt_interp_freep) rt_interp_t *it = NULL;
-        uint64_t t0 = now_us();
+        uint64_t t0 = acc_now_us();
         r = rt_interp_create(m, o, &it, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "accelctl run: %s: %s\n", path, err);
@@ -423,7 +419,7 @@ int accelctl_local_run(int argc, char **argv) {
                 fprintf(stderr, "accelctl run: %s\n", rt_interp_last_error(it));
                 return 1;
         }
-        uint64_t init_us = now_us() - t0;
+        uint64_t init_us = acc_now_us() - t0;
         for (int i = 0; n_in == 0 && i < rt_interp_input_count(it); i++) {
                 /* No input files: zeros, as acceld's fresh shared-memory tensors are. */
                 const rt_tensor_t *t = rt_interp_input_tensor(it, i);
@@ -434,7 +430,7 @@ int accelctl_local_run(int argc, char **argv) {
         for (int i = 0; i < n_in; i++) {
                 _cleanup_free_ void *data = NULL;
                 size_t size = 0;
-                r = accelctl_file_read(inputs[i], &data, &size);
+                r = acc_file_read(inputs[i], &data, &size);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: %s: %s\n", inputs[i], strerror(-r));
                         return 1;
@@ -446,12 +442,12 @@ int accelctl_local_run(int argc, char **argv) {
         }
         uint64_t first = 0, sum = 0, lo = UINT64_MAX, hi = 0;
         for (long k = 0; k < runs; k++) {
-                uint64_t s = now_us();
+                uint64_t s = acc_now_us();
                 if (rt_interp_invoke(it) < 0) {
                         fprintf(stderr, "accelctl run: %s\n", rt_interp_last_error(it));
                         return 1;
                 }
-                uint64_t dt = now_us() - s;
+                uint64_t dt = acc_now_us() - s;
                 if (k == 0)
                         first = dt;
                 sum += dt;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "accelctl-file.h"
+#include "file-read.h"
 #include "accelctl.h"
 #include "cleanup.h"
 
@@ -291,7 +292,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
         if (settings && settings[0] != '{') {
                 size_t sz;
 
-                r = accelctl_file_read(settings, (void **) &settings_text, &sz);
+                r = acc_file_read(settings, (void **) &settings_text, &sz);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: --settings: '%s' is neither JSON nor a readable file: %s\n",
                                 settings, strerror(-r));
@@ -343,7 +344,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                 _cleanup_free_ void *data = NULL;
                 size_t size = 0;
 
-                r = accelctl_file_read(inputs[i], &data, &size);
+                r = acc_file_read(inputs[i], &data, &size);
                 if (r < 0) {
                         fprintf(stderr, "accelctl run: %s: %s\n", inputs[i], strerror(-r));
                         return 1;

@@ -123,7 +123,7 @@ static int accelctl_main(int argc, char **argv) {
                 return accelctl_models(argc, argv, &o);
         if (strcmp(argv[0], "cache") == 0)
                 return accelctl_cache(argc, argv, &o);
-        /* issue 6: benchmarks */
+        /* Benchmarks */
         if (strcmp(argv[0], "bench") == 0)
                 return accelctl_bench(argc, argv, &o);
         if (strcmp(argv[0], "events") == 0)
@@ -132,7 +132,7 @@ static int accelctl_main(int argc, char **argv) {
                 return accelctl_best(argc, argv, &o);
         if (strcmp(argv[0], "export") == 0)
                 return accelctl_export(argc, argv, &o);
-        /* issue 11: evaluation stages */
+        /* Evaluation stages */
         if (strcmp(argv[0], "eval") == 0)
                 return accelctl_eval(argc, argv, &o);
         fprintf(stderr, "accelctl: unknown command '%s'\n%s", argv[0], usage);

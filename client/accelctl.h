@@ -65,5 +65,5 @@ int accelctl_caps(int argc, char **argv, const accelctl_opts_t *global);
 int accelctl_run(int argc, char **argv, const accelctl_opts_t *global);
 int accelctl_ops(int argc, char **argv, const accelctl_opts_t *global);
 int accelctl_models(int argc, char **argv, const accelctl_opts_t *global);
-/* accelctl-eval.c: eval diff | topk | detection (issue 11). */
+/* accelctl-eval.c: eval diff | topk | detection. */
 int accelctl_eval(int argc, char **argv, const accelctl_opts_t *global);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libaccel: benchmarks, the event log and the chosen settings (issue 6). */
+/* libaccel: benchmarks, the event log and the chosen settings. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "accel-internal.h"
 #include "cleanup.h"
 
@@ -88,13 +89,6 @@ struct accel_interp {
 
 static int oom(void) {
         return accel__error(-ENOMEM, ACCEL_STATUS_NONE, "out of memory");
-}
-
-static uint64_t now_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
 /* ---- models ---- */
@@ -947,7 +941,7 @@ static int invoke_finish(accel_interp_t *it, Acceld__Response *resp, bool inline
                 }
         }
         acceld__response__free_unpacked(resp, NULL);
-        it->total_us = now_us() - t0;
+        it->total_us = acc_now_us() - t0;
         return 0;
 }
 
@@ -964,7 +958,7 @@ static int invoke_check(accel_interp_t *it) {
 
 int accel_interp_invoke(accel_interp_t *it) {
         Acceld__Response *resp;
-        uint64_t t0 = now_us();
+        uint64_t t0 = acc_now_us();
         bool inline_out;
         int r;
 
@@ -998,7 +992,7 @@ int accel_interp_invoke_start(accel_interp_t *it) {
         if (r < 0)
                 return r;
         it->pending_inline = it->inline_tensors || it->inline_outputs;
-        it->pending_t0 = now_us();
+        it->pending_t0 = acc_now_us();
         return interp_execute_send(it, it->pending_inline, true, &it->pending_id);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "arena.h"
 #include "shm.h"
 #include "executor.h"
@@ -946,12 +947,6 @@ int rt_exec_set_tensor_buffer(rt_exec_t *e, int32_t tensor, void *data, size_t s
 
 /* ---- invoke ---- */
 
-static uint64_t now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
 /* Outputs of a node prepared at invoke time get heap storage of their shape. */
 static int deferred_outputs_alloc(rt_exec_t *e, const rt_node_t *n) {
         rt_graph_t *g = &e->graph;
@@ -1006,7 +1001,7 @@ int rt_exec_invoke(rt_exec_t *e) {
         int k = 0;
         for (int32_t pos = 0; pos < g->n_plan; pos++) {
                 rt_node_t *n = &g->nodes[g->plan[pos]];
-                uint64_t t0 = e->profiling ? now_us() : 0;
+                uint64_t t0 = e->profiling ? acc_now_us() : 0;
                 e->cur_pos = pos;
                 e->kerr[0] = 0;
                 if (e->deferred[pos]) {
@@ -1033,7 +1028,7 @@ int rt_exec_invoke(rt_exec_t *e) {
                         }
                 }
                 if (e->profiling) {
-                        uint64_t dt = now_us() - t0;
+                        uint64_t dt = acc_now_us() - t0;
                         e->profile[pos].last_us = dt;
                         e->profile[pos].total_us += dt;
                         e->profile[pos].runs++;

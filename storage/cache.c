@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file-read.h"
 #include "storage-internal.h"
 
 #define CACHE_COLUMNS \
@@ -27,25 +28,25 @@ void store_cache_entry_done(store_cache_entry_t *e) {
 
 static bool key_valid(const store_cache_key_t *k) {
         return k && k->token && k->token[0] && strlen(k->token) <= STORE_TOKEN_MAX &&
-               store_sha256_hex_valid(k->model_sha256) && k->settings_key && k->driver && k->driver[0] &&
+               acc_sha256_hex_valid(k->model_sha256) && k->settings_key && k->driver && k->driver[0] &&
                k->driver_version;
 }
 
 /* The file is named by the token's hash: tokens are client text and must
  * never become a path. */
-static void file_name(const char *token, char ret[STORE_SHA256_HEX_SIZE + 8]) {
-        char h[STORE_SHA256_HEX_SIZE];
-        store_sha256_hex(token, strlen(token), h);
-        snprintf(ret, STORE_SHA256_HEX_SIZE + 8, "%s.bin", h);
+static void file_name(const char *token, char ret[ACC_SHA256_HEX_SIZE + 8]) {
+        char h[ACC_SHA256_HEX_SIZE];
+        acc_sha256_hex(token, strlen(token), h);
+        snprintf(ret, ACC_SHA256_HEX_SIZE + 8, "%s.bin", h);
 }
 
 int store_cache_put(store_db_t *db, const store_cache_key_t *key, const void *data, size_t size) {
         if (!db || !key_valid(key) || (!data && size > 0))
                 return -EINVAL;
-        char name[STORE_SHA256_HEX_SIZE + 8], rel[STORE_SHA256_HEX_SIZE + 16], sum[STORE_SHA256_HEX_SIZE];
+        char name[ACC_SHA256_HEX_SIZE + 8], rel[ACC_SHA256_HEX_SIZE + 16], sum[ACC_SHA256_HEX_SIZE];
         file_name(key->token, name);
         snprintf(rel, sizeof(rel), "cache/%s", name);
-        store_sha256_hex(data ? data : "", size, sum);
+        acc_sha256_hex(data ? data : "", size, sum);
 
         int r = store__file_write_atomic(db->cache_dir, name, data ? data : "", size);
         if (r < 0)
@@ -114,15 +115,15 @@ int store_cache_get(store_db_t *db, const store_cache_key_t *key, store_cache_en
 
         _cleanup_free_ void *data = NULL;
         size_t size = 0;
-        r = store__file_read(e.path, &data, &size);
+        r = acc_file_read(e.path, &data, &size);
         if (r == -ENOENT)
                 return -ESTALE;
         if (r < 0)
                 return r;
         /* Hash what we return, not the file again: the bytes handed out are
          * exactly the bytes checked. */
-        char sum[STORE_SHA256_HEX_SIZE];
-        store_sha256_hex(data, size, sum);
+        char sum[ACC_SHA256_HEX_SIZE];
+        acc_sha256_hex(data, size, sum);
         if (size != e.size || strcmp(sum, e.checksum) != 0)
                 return -EBADMSG;
 
@@ -192,7 +193,7 @@ int store_cache_remove(store_db_t *db, const char *token) {
 }
 
 int store_cache_remove_model(store_db_t *db, const char *model_sha256) {
-        if (!db || !store_sha256_hex_valid(model_sha256))
+        if (!db || !acc_sha256_hex_valid(model_sha256))
                 return -EINVAL;
         return remove_where(db, "model_sha256 = ?1", model_sha256);
 }

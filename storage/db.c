@@ -74,7 +74,7 @@ static const char schema_v3[] =
         "  PRIMARY KEY (model_sha256, uid));"
         "INSERT INTO model_owners (model_sha256, uid) SELECT sha256, 0 FROM models;";
 
-/* Version 4: evaluation-stage results (issue 11): one row per stage run
+/* Version 4: evaluation-stage results: one row per stage run
  * (inference diff computed by acceld, top-K or detection reported by a
  * client), per uid like the events (NULL: acceld's own, operators only).
  * `accuracy` is the stage's headline figure (top-1 accuracy, mAP, or the

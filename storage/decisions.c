@@ -17,7 +17,7 @@ void store_decision_done(store_decision_t *d) {
 }
 
 int store_decision_put(store_db_t *db, const store_decision_t *d) {
-        if (!db || !d || !store_sha256_hex_valid(d->model_sha256) || !d->settings_key || d->preference < 0 ||
+        if (!db || !d || !acc_sha256_hex_valid(d->model_sha256) || !d->settings_key || d->preference < 0 ||
             (!d->settings && d->settings_size > 0))
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -49,7 +49,7 @@ int store_decision_put(store_db_t *db, const store_decision_t *d) {
 }
 
 int store_decision_get(store_db_t *db, const char *model_sha256, int preference, store_decision_t *ret) {
-        if (!db || !store_sha256_hex_valid(model_sha256) || preference < 0 || !ret)
+        if (!db || !acc_sha256_hex_valid(model_sha256) || preference < 0 || !ret)
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db,
@@ -67,7 +67,7 @@ int store_decision_get(store_db_t *db, const char *model_sha256, int preference,
 
         bool ok = true;
         store_decision_t d = { .preference = preference };
-        memcpy(d.model_sha256, model_sha256, STORE_SHA256_HEX_SIZE);
+        memcpy(d.model_sha256, model_sha256, ACC_SHA256_HEX_SIZE);
         d.settings_key = store__column_strdup(s, 0, &ok);
         int n = sqlite3_column_bytes(s, 1);
         if (n > 0) {
@@ -90,7 +90,7 @@ int store_decision_get(store_db_t *db, const char *model_sha256, int preference,
 }
 
 int store_decision_delete(store_db_t *db, const char *model_sha256, int preference) {
-        if (!db || !store_sha256_hex_valid(model_sha256))
+        if (!db || !acc_sha256_hex_valid(model_sha256))
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db, "DELETE FROM decisions WHERE model_sha256 = ?1 AND (?2 < 0 OR preference = ?2)", &s);

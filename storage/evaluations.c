@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Evaluation-stage results (issue 11): one row per stage run, kept beside
+ * Evaluation-stage results: one row per stage run, kept beside
  * the benchmark events and filtered by uid the same way.
  */
 #include <errno.h>
@@ -34,7 +34,7 @@ int store_evaluation_insert(store_db_t *db, const store_evaluation_t *e, int64_t
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r;
 
-        if (!db || !e || !store_sha256_hex_valid(e->model_sha256) || !e->settings_key || !e->stage || !*e->stage ||
+        if (!db || !e || !acc_sha256_hex_valid(e->model_sha256) || !e->settings_key || !e->stage || !*e->stage ||
             !e->source || !e->metrics_json || e->samples < 0)
                 return -EINVAL;
         r = store__prepare(db,

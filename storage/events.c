@@ -122,7 +122,7 @@ int store_event_set_message(store_db_t *db, int64_t id, const char *message) {
 
 int store_event_insert(store_db_t *db, const char *model_sha256, const char *settings_key,
                        const char *driver_version, const void *blob, size_t size, int64_t *ret_id) {
-        if (!db || !store_sha256_hex_valid(model_sha256) || !blob || size == 0)
+        if (!db || !acc_sha256_hex_valid(model_sha256) || !blob || size == 0)
                 return -EINVAL;
         _cleanup_(store_event_columns_done) store_event_columns_t c = { 0 };
         int r = store_event_columns_decode(blob, size, &c);
@@ -237,7 +237,7 @@ int store_event_list(store_db_t *db, const store_event_filter_t *filter, store_e
                 return -EINVAL;
         store_event_filter_t all = { 0 };
         const store_event_filter_t *f = filter ? filter : &all;
-        if (f->model_sha256 && !store_sha256_hex_valid(f->model_sha256))
+        if (f->model_sha256 && !acc_sha256_hex_valid(f->model_sha256))
                 return -EINVAL;
         if (f->event_type < 0)
                 return -EINVAL;
@@ -299,7 +299,7 @@ int store_event_find_orphans(store_db_t *db, int64_t now_us, int64_t timeout_us,
 
 int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
                              const char *driver_version) {
-        if (!db || !store_sha256_hex_valid(model_sha256) || !settings_key)
+        if (!db || !acc_sha256_hex_valid(model_sha256) || !settings_key)
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db,

@@ -30,7 +30,7 @@ void store_model_list_free(store_model_t *v, size_t n) {
 
 static int name_valid(const char *name) {
         size_t n = strlen(name);
-        if (n == 0 || n > STORE_NAME_MAX || strchr(name, '/') || store_sha256_hex_valid(name))
+        if (n == 0 || n > STORE_NAME_MAX || strchr(name, '/') || acc_sha256_hex_valid(name))
                 return -EINVAL;
         return 0;
 }
@@ -41,7 +41,7 @@ static int model_from_row(store_db_t *db, sqlite3_stmt *s, store_model_t *ret) {
         const unsigned char *sha = sqlite3_column_text(s, 0);
         if (!sha || strlen((const char *) sha) != 64)
                 return -EBADMSG;
-        memcpy(m.sha256, sha, STORE_SHA256_HEX_SIZE);
+        memcpy(m.sha256, sha, ACC_SHA256_HEX_SIZE);
         m.name = store__column_strdup(s, 1, &ok);
         m.size = (uint64_t) sqlite3_column_int64(s, 2);
         const unsigned char *rel = sqlite3_column_text(s, 3);
@@ -85,7 +85,7 @@ static int get_by_name(store_db_t *db, const char *name, store_model_t *ret) {
 int store_model_find(store_db_t *db, const char *key, store_model_t *ret) {
         if (!db || !key || !ret)
                 return -EINVAL;
-        if (store_sha256_hex_valid(key))
+        if (acc_sha256_hex_valid(key))
                 return get_by_sha(db, key, ret);
         return get_by_name(db, key, ret);
 }
@@ -134,9 +134,9 @@ int store_model_add(store_db_t *db, const void *data, size_t size, const char *n
         if (name && name_valid(name) < 0)
                 return -EINVAL;
 
-        char sha[STORE_SHA256_HEX_SIZE];
-        store_sha256_hex(data, size, sha);
-        char file[STORE_SHA256_HEX_SIZE + 16], rel[STORE_SHA256_HEX_SIZE + 32];
+        char sha[ACC_SHA256_HEX_SIZE];
+        acc_sha256_hex(data, size, sha);
+        char file[ACC_SHA256_HEX_SIZE + 16], rel[ACC_SHA256_HEX_SIZE + 32];
         snprintf(file, sizeof(file), "%s.tflite", sha);
         snprintf(rel, sizeof(rel), "models/%s", file);
 
@@ -200,7 +200,7 @@ int store_model_list(store_db_t *db, store_model_t **ret_v, size_t *ret_n) {
 }
 
 int store_model_touch(store_db_t *db, const char *sha256) {
-        if (!db || !store_sha256_hex_valid(sha256))
+        if (!db || !acc_sha256_hex_valid(sha256))
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db, "UPDATE models SET last_used_at = ?2 WHERE sha256 = ?1", &s);
@@ -215,13 +215,13 @@ int store_model_touch(store_db_t *db, const char *sha256) {
 }
 
 int store_model_verify(store_db_t *db, const char *sha256) {
-        if (!db || !store_sha256_hex_valid(sha256))
+        if (!db || !acc_sha256_hex_valid(sha256))
                 return -EINVAL;
         _cleanup_(store_model_done) store_model_t m = { 0 };
         int r = get_by_sha(db, sha256, &m);
         if (r < 0)
                 return r;
-        char got[STORE_SHA256_HEX_SIZE];
+        char got[ACC_SHA256_HEX_SIZE];
         uint64_t size;
         r = store__file_sha256(m.path, got, &size);
         if (r == -ENOENT)

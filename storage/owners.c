@@ -11,7 +11,7 @@
 #include "storage-internal.h"
 
 int store_model_own(store_db_t *db, const char *sha256, uint32_t uid) {
-        if (!db || !sha256 || !store_sha256_hex_valid(sha256))
+        if (!db || !sha256 || !acc_sha256_hex_valid(sha256))
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db, "INSERT OR IGNORE INTO model_owners (model_sha256, uid) VALUES (?1, ?2)", &s);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "storage-internal.h"
 
 int store__errno(int sqlite_rc) {
@@ -81,18 +82,12 @@ char *store__column_strdup(sqlite3_stmt *s, int col, bool *ok) {
         return r;
 }
 
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-        (void) clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int64_t store__now_us(void) {
-        return clock_us(CLOCK_REALTIME);
+        return acc_clock_us(CLOCK_REALTIME);
 }
 
 int64_t store__boottime_us(void) {
-        return clock_us(CLOCK_BOOTTIME);
+        return acc_clock_us(CLOCK_BOOTTIME);
 }
 
 static int cmp_i64(const void *a, const void *b) {

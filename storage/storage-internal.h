@@ -49,18 +49,12 @@ int64_t store__boottime_us(void);
  * name, fsync dir. 0 or -errno. */
 int store__file_write_atomic(const char *dir, const char *name, const void *data, size_t size);
 
-/* Read a whole file (malloc'ed). 0 or -errno (-ENOENT if absent). */
-int store__file_read(const char *path, void **ret_data, size_t *ret_size);
-
 /* Median of v[0..n) (n > 0; an even count gives the mean of the middle
  * two, rounded toward zero); sorts a copy. 0, -EINVAL or -ENOMEM. */
 int store__median(const int64_t *v, size_t n, int64_t *ret);
 
-/* 32-byte digest -> 64 lowercase hex digits plus NUL. */
-void store__hex(const uint8_t digest[32], char ret_hex[STORE_SHA256_HEX_SIZE]);
-
 /* SHA-256 and size of a file, streamed. 0 or -errno (-ENOENT if absent). */
-int store__file_sha256(const char *path, char ret_hex[STORE_SHA256_HEX_SIZE], uint64_t *ret_size);
+int store__file_sha256(const char *path, char ret_hex[ACC_SHA256_HEX_SIZE], uint64_t *ret_size);
 
 /* "<dir>/<name>" malloc'ed, or NULL. */
 char *store__path_join(const char *dir, const char *name);

@@ -8,7 +8,7 @@
  * Threading: a store_db_t is used by one thread at a time. In the daemon
  * that thread is the storage thread (store_thread_*), never the libuv loop;
  * tests and the benchmark worker may use the synchronous functions directly.
- * store_sha256_*() and store_settings_key*() are pure and thread-safe.
+ * store_settings_key*() are pure and thread-safe (as common/sha256.h is).
  *
  * Errors: every function returns 0 (or a count) on success and a negative
  * errno on failure; SQLite result codes never leave the module. Output
@@ -26,12 +26,10 @@
 #include <stdint.h>
 
 #include "acceleration.pb-c.h"
+#include "sha256.h"
 
 /* The schema version this build writes (PRAGMA user_version). */
 #define STORE_SCHEMA_VERSION 5
-
-/* Lowercase hex SHA-256 plus NUL. */
-#define STORE_SHA256_HEX_SIZE 65
 
 /* Longest model name and cache token, in bytes. */
 #define STORE_NAME_MAX 255
@@ -42,32 +40,6 @@
 
 typedef struct store_db store_db_t;
 typedef struct store_thread store_thread_t;
-
-/* ---- SHA-256 (sha256.c) ------------------------------------------------ */
-
-typedef struct store_sha256 {
-        uint64_t opaque[32];    /* libcrypto's SHA256_CTX */
-} store_sha256_t;
-
-/* Incremental FIPS 180-4 SHA-256 (libcrypto). init cannot fail; update with size 0 is a
- * no-op (data may then be NULL); final writes 32 bytes and leaves ctx
- * unusable until the next init. */
-void store_sha256_init(store_sha256_t *ctx);
-void store_sha256_update(store_sha256_t *ctx, const void *data, size_t size);
-void store_sha256_final(store_sha256_t *ctx, uint8_t ret_digest[32]);
-
-/* One-shot digest of data[0..size) as lowercase hex into ret_hex (65 bytes,
- * NUL-terminated). */
-void store_sha256_hex(const void *data, size_t size, char ret_hex[STORE_SHA256_HEX_SIZE]);
-
-/* true if s is exactly 64 lowercase hex digits. NULL gives false. */
-bool store_sha256_hex_valid(const char *s);
-
-/* Digest of the first `size` bytes of fd (from offset 0, read with pread, so
- * the fd's position is untouched); size == UINT64_MAX hashes to EOF. Writes
- * the hex digest and, if ret_size is non-NULL, the bytes hashed. -EIO if
- * the file ends before `size` bytes, -errno from pread. Thread-safe. */
-int store_sha256_fd(int fd, uint64_t size, char ret_hex[STORE_SHA256_HEX_SIZE], uint64_t *ret_size);
 
 /* ---- Canonical settings keys (settings-key.c) -------------------------- */
 
@@ -115,7 +87,7 @@ const char *store_db_state_dir(store_db_t *db);
 /* ---- Model store (models.c) ------------------------------------------- */
 
 typedef struct store_model {
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         char *name;             /* owned, NULL if unnamed */
         uint64_t size;
         char *path;             /* owned: <state>/models/<sha256>.tflite */
@@ -191,7 +163,7 @@ int store_model_remove(store_db_t *db, const char *sha256_or_name);
 
 typedef struct store_event {
         int64_t id;
-        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char model_sha256[ACC_SHA256_HEX_SIZE];
         char *settings_key;     /* owned */
         char *driver_version;   /* owned, NULL if not recorded */
         int event_type;         /* Tflite__Proto__BenchmarkEventType */
@@ -301,7 +273,7 @@ int store_event_count_errors(store_db_t *db, const char *model_sha256, const cha
 
 typedef struct store_evaluation {
         int64_t id;
-        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char model_sha256[ACC_SHA256_HEX_SIZE];
         char *settings_key;     /* owned: the instance's canonical settings */
         char *stage;            /* owned: STORE_STAGE_* */
         char *source;           /* owned: "acceld" (computed by the daemon) or "client" */
@@ -347,7 +319,7 @@ int store_evaluation_latest_accuracy(store_db_t *db, const char *model_sha256, c
 /* ---- Decisions (decisions.c) ------------------------------------------ */
 
 typedef struct store_decision {
-        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char model_sha256[ACC_SHA256_HEX_SIZE];
         int preference;         /* Tflite__Proto__ExecutionPreference */
         char *settings_key;     /* owned */
         uint8_t *settings;      /* owned: serialized TFLiteSettings */
@@ -395,13 +367,13 @@ typedef struct store_cache_key {
 
 typedef struct store_cache_entry {
         char *token;
-        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char model_sha256[ACC_SHA256_HEX_SIZE];
         char *settings_key;
         char *driver;
         char *driver_version;
         char *path;             /* <state>/cache/<sha256 of token>.bin */
         uint64_t size;
-        char checksum[STORE_SHA256_HEX_SIZE]; /* SHA-256 of the file */
+        char checksum[ACC_SHA256_HEX_SIZE]; /* SHA-256 of the file */
         int64_t created_at_us;
 } store_cache_entry_t;
 
@@ -467,6 +439,15 @@ int store_thread_submit(store_thread_t *t, store_job_fn job_fn, void *userdata, 
  * Returns NULL.
  */
 store_thread_t *store_thread_stop(store_thread_t *t);
+
+/*
+ * Run job_fn on the storage thread and wait for its result: the blocking
+ * form of store_thread_submit() for threads that may block (workers, the
+ * benchmark runner), never the daemon's loop or the storage thread itself.
+ * A full queue is waited out (up to ~2 s, then -EAGAIN). Returns job_fn's
+ * result, -ENODEV for t == NULL (no database), or submit's -errno.
+ */
+int store_thread_call(store_thread_t *t, store_job_fn job_fn, void *userdata);
 
 /* Jobs queued and not yet started (a snapshot; 0 for NULL). Any thread. */
 size_t store_thread_queued(store_thread_t *t);

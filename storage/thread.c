@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "storage-internal.h"
 
@@ -144,6 +145,61 @@ int store_thread_submit(store_thread_t *t, store_job_fn job_fn, void *userdata, 
                 pthread_cond_signal(&t->cond);
         }
         pthread_mutex_unlock(&t->lock);
+        return r;
+}
+
+/* ---- blocking calls ---- */
+
+typedef struct sync_call {
+        store_job_fn fn;
+        void *userdata;
+        int result;
+        bool done;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+} sync_call_t;
+
+static int sync_job(store_db_t *db, void *userdata) {
+        sync_call_t *sc = userdata;
+
+        return sc->fn(db, sc->userdata);
+}
+
+static void sync_done(int result, void *userdata) {
+        sync_call_t *sc = userdata;
+
+        pthread_mutex_lock(&sc->mu);
+        sc->result = result;
+        sc->done = true;
+        pthread_cond_signal(&sc->cv);
+        pthread_mutex_unlock(&sc->mu);
+}
+
+int store_thread_call(store_thread_t *t, store_job_fn fn, void *userdata) {
+        sync_call_t sc = { .fn = fn, .userdata = userdata };
+        int r;
+
+        if (!t)
+                return -ENODEV;
+        pthread_mutex_init(&sc.mu, NULL);
+        pthread_cond_init(&sc.cv, NULL);
+        /* A full queue drains in milliseconds: wait for room (up to ~2 s)
+         * rather than fail a caller that can afford to block. */
+        for (int tries = 0;; tries++) {
+                r = store_thread_submit(t, sync_job, &sc, sync_done);
+                if (r != -EAGAIN || tries >= 200)
+                        break;
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        }
+        if (r == 0) {
+                pthread_mutex_lock(&sc.mu);
+                while (!sc.done)
+                        pthread_cond_wait(&sc.cv, &sc.mu);
+                pthread_mutex_unlock(&sc.mu);
+                r = sc.result;
+        }
+        pthread_cond_destroy(&sc.cv);
+        pthread_mutex_destroy(&sc.mu);
         return r;
 }
 

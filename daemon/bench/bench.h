@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Benchmarks in the daemon (issue 6): the storage thread, the benchmark
- * runner, the orphan scan at start-up, and the request handlers
+ * Benchmarks in the daemon: the benchmark runner, the orphan scan at
+ * start-up, and the request handlers
  * (RunBenchmark, BenchmarkProgress, ListBenchmarkEvents, GetBestSettings,
  * ExportBenchmarkEvents; declared in handlers.h). See docs/benchmarking.md.
  *
@@ -17,22 +17,20 @@
 #include "storage.h"
 
 /*
- * Start the storage thread on config->state_dir, load plugin drivers
- * ($ACCELD_PLUGIN_DIR, else the build's plugin folder), start the runner,
- * and queue the start-up storage work: every START without END/ERROR
- * becomes an ERROR (a run that died with a previous daemon), and decisions
- * made under other driver versions are deleted. Failures are logged and
- * leave benchmarks unavailable (their requests answer DEVICE_UNAVAILABLE);
- * the daemon serves on. Returns 0 or the negative errno it logged.
+ * Start the runner on the storage owner's thread (daemon_storage_start()
+ * first; plugins already loaded) and queue the start-up storage work: every
+ * START without END/ERROR becomes an ERROR (a run that died with a
+ * previous daemon), and decisions made under other driver versions are
+ * deleted. plugin_dir (NULL: none) is what benchmark workers load in their
+ * own process. Failures (no state database, ...) are logged and leave
+ * benchmarks unavailable (their requests answer DEVICE_UNAVAILABLE); the
+ * daemon serves on. Returns 0 or the negative errno it logged.
  */
-int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config);
+int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char *plugin_dir);
 
-/* Stop the runner (killing a running worker) and the storage thread, close
- * the async handle. Call after the connections have drained. Idempotent. */
+/* Stop the runner (killing a running worker). Call after the connections
+ * have drained and before daemon_storage_stop(). Idempotent. */
 void daemon_bench_done(void);
-
-/* The storage thread (NULL when benchmarks are unavailable). */
-store_thread_t *daemon_bench_store(void);
 
 /*
  * The stored decision for (model, preference) as runtime settings, for

@@ -2,13 +2,13 @@
 /* Benchmark state of the daemon and its request handlers (bench.h). */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "runner.h"
 #include "select.h"
 #include "settings.h"
@@ -19,7 +19,7 @@
 #include "handlers.h"
 #include "log.h"
 #include "models.h"
-#include "plugin.h"
+#include "storage-owner.h"
 
 #define BENCH_LIST_MAX 1000
 
@@ -31,7 +31,7 @@ struct bench_call {
         int (*done)(bench_call_t *call);     /* on the loop; returns the request's result */
         int result;
         /* inputs */
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         char *settings_key;
         store_event_filter_t filter;
         int preference;
@@ -41,33 +41,17 @@ struct bench_call {
         store_evaluation_t *evaluations;
         size_t n_evaluations;
         store_decision_t decision;
-        bench_call_t *next;
 };
 
 typedef struct daemon_bench {
         uv_loop_t *loop;
-        store_thread_t *store;
+        store_thread_t *store;          /* the storage owner's thread, NULL without a database */
         bench_runner_t *runner;
-        uv_async_t async;
-        bool async_open;
-        pthread_mutex_t mu;
-        bench_call_t *done_head, *done_tail;
         char versions[1024];
         double max_accuracy_drop;       /* config: selection's accuracy limit */
 } daemon_bench_t;
 
-static daemon_bench_t bench = { .mu = PTHREAD_MUTEX_INITIALIZER };
-
-store_thread_t *daemon_bench_store(void) {
-        return bench.store;
-}
-
-static int64_t now_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+static daemon_bench_t bench;
 
 /* ---- storage calls answered on the loop ---- */
 
@@ -87,41 +71,18 @@ static int call_job(store_db_t *db, void *userdata) {
         return call->job(db, call);
 }
 
+/* On the loop, through the storage owner's drain. */
 static void call_done(int result, void *userdata) {
         bench_call_t *call = userdata;
 
         call->result = result;
-        pthread_mutex_lock(&bench.mu);
-        if (bench.done_tail)
-                bench.done_tail->next = call;
-        else
-                bench.done_head = call;
-        bench.done_tail = call;
-        pthread_mutex_unlock(&bench.mu);
-        (void) uv_async_send(&bench.async);
-}
-
-static void on_async(uv_async_t *h) {
-        bench_call_t *list;
-
-        (void) h;
-        /* Wake-ups coalesce: drain everything. */
-        pthread_mutex_lock(&bench.mu);
-        list = bench.done_head;
-        bench.done_head = bench.done_tail = NULL;
-        pthread_mutex_unlock(&bench.mu);
-        while (list) {
-                bench_call_t *call = list;
-
-                list = call->next;
-                daemon_request_complete(call->rq, call->done(call));
-                call_free(call);
-        }
+        daemon_request_complete(call->rq, call->done(call));
+        call_free(call);
 }
 
 /* Queue call->job on the storage thread; its done() answers rq later. */
 static int call_submit(bench_call_t *call) {
-        int r = store_thread_submit(bench.store, call_job, call, call_done);
+        int r = daemon_storage_submit(call_job, call_done, call);
 
         if (r < 0) {
                 daemon_request_t *rq = call->rq;
@@ -203,7 +164,7 @@ static int startup_job(store_db_t *db, void *userdata) {
         int r, k;
 
         /* A fresh daemon runs nothing yet: every open START is an orphan. */
-        r = store_event_find_orphans(db, now_us() + 1, 0, &v, &n);
+        r = store_event_find_orphans(db, acc_clock_us(CLOCK_REALTIME) + 1, 0, &v, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
@@ -212,7 +173,6 @@ static int startup_job(store_db_t *db, void *userdata) {
                 Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
                 Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
                 Tflite__Proto__ErrorCode code = TFLITE__PROTO__ERROR_CODE__INIT, *codes[1] = { &code };
-                struct timespec ts;
                 uint8_t *b;
                 size_t bn;
 
@@ -228,11 +188,10 @@ static int startup_job(store_db_t *db, void *userdata) {
                 er.error_code = codes;
                 er.n_error_code = 1;
                 ev.error = &er;
-                clock_gettime(CLOCK_BOOTTIME, &ts);
                 ev.has_boottime_us = 1;
-                ev.boottime_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+                ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
                 ev.has_wallclock_us = 1;
-                ev.wallclock_us = now_us();
+                ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
                 bn = tflite__proto__benchmark_event__get_packed_size(&ev);
                 b = malloc(bn);
                 if (b) {
@@ -264,49 +223,24 @@ static void startup_done(int result, void *userdata) {
         free(userdata);
 }
 
-static void plugin_cb(void *user, const char *path, int error, const char *message) {
-        (void) user;
-        if (error != -EEXIST)
-                (void) log_warning_errno(error, "plugin %s: %s", path, message ? message : "");
-}
-
 static void run_done(void *userdata, const char *model_sha256) {
         (void) userdata;
         log_info("benchmark of model %s finished; decisions updated", model_sha256);
 }
 
-int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
-        char err[512] = "", exe[4096];
-        const char *plugin_dir = getenv("ACCELD_PLUGIN_DIR");
+int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char *plugin_dir) {
+        char exe[4096];
         startup_t *st;
         ssize_t n;
         int r;
 
         bench.loop = loop;
         bench.max_accuracy_drop = config->max_accuracy_drop;
-        if (!plugin_dir || !plugin_dir[0])
-                plugin_dir = ACCELD_PLUGIN_DIR;
-        if (access(plugin_dir, R_OK) == 0) {
-                /* Isolated plugins are already registered as driver-host
-                 * proxies; benchmark workers still load them in their own
-                 * process. */
-                if (config->isolate_drivers == DAEMON_ISOLATE_NONE)
-                        (void) rt_plugin_load_dir(plugin_dir, plugin_cb, NULL);
-        } else
-                plugin_dir = NULL;
         bench_driver_versions(bench.versions, sizeof(bench.versions));
 
-        r = store_thread_start(config->state_dir, 0, &bench.store, err, sizeof(err));
-        if (r < 0) {
-                bench.store = NULL;
-                return log_warning_errno(r, "benchmarks unavailable: cannot open the state database: %s", err);
-        }
-        r = uv_async_init(loop, &bench.async, on_async);
-        if (r < 0) {
-                bench.store = store_thread_stop(bench.store);
-                return log_warning_errno(r, "benchmarks unavailable: uv_async_init failed");
-        }
-        bench.async_open = true;
+        bench.store = daemon_storage_thread();
+        if (!bench.store)
+                return log_warning_errno(-ENODEV, "benchmarks unavailable: no state database");
 
         st = calloc(1, sizeof(*st));
         if (st) {
@@ -340,13 +274,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config) {
 
 void daemon_bench_done(void) {
         bench.runner = bench_runner_stop(bench.runner);
-        bench.store = store_thread_stop(bench.store);
-        if (bench.async_open) {
-                bench.async_open = false;
-                /* Calls finished by the stop above still answer (dropped if closed). */
-                on_async(&bench.async);
-                uv_close((uv_handle_t *) &bench.async, NULL);
-        }
+        bench.store = NULL;
 }
 
 typedef struct pref_args {
@@ -367,7 +295,7 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
 
         if (!bench.store)
                 return -ENODEV;
-        r = bench_store_call(bench.store, pref_job, &a);
+        r = store_thread_call(bench.store, pref_job, &a);
         if (r < 0)
                 return r;
         r = rt_settings_parse_proto(a.d.settings, a.d.settings_size, ret, NULL, 0);
@@ -376,7 +304,7 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
 }
 
 int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, rt_settings_t *settings) {
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
         rt_settings_t s;
         int r;
 
@@ -384,12 +312,12 @@ int daemon_bench_apply_decision(const struct daemon_model_source *src, int prefe
                 return -EINVAL;
         if (!bench.store)
                 return 0;
-        if (src->sha256 && store_sha256_hex_valid(src->sha256))
+        if (src->sha256 && acc_sha256_hex_valid(src->sha256))
                 memcpy(sha, src->sha256, sizeof(sha));
         else if (src->bytes && src->size > 0)
-                store_sha256_hex(src->bytes, src->size, sha);
+                acc_sha256_hex(src->bytes, src->size, sha);
         else if (src->fd >= 0) {
-                r = store_sha256_fd(src->fd, UINT64_MAX, sha, NULL);
+                r = acc_sha256_fd(src->fd, UINT64_MAX, sha, NULL);
                 if (r < 0)
                         return r;
         } else
@@ -443,7 +371,7 @@ int daemon_run_benchmark_handle(daemon_request_t *rq) {
         sources = (in->has_model ? 1 : 0) + (in->has_model_fd ? 1 : 0) + (in->sha256 && in->sha256[0] ? 1 : 0);
         if (sources != 1)
                 return daemon_request_errorf(rq, -EINVAL, "give exactly one of model, model_fd and sha256");
-        if (in->sha256 && in->sha256[0] && !store_sha256_hex_valid(in->sha256))
+        if (in->sha256 && in->sha256[0] && !acc_sha256_hex_valid(in->sha256))
                 return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 lowercase hex digits");
         n_cand = in->n_candidates + in->n_candidates_json;
         if (n_cand > BENCH_MAX_CANDIDATES)
@@ -499,7 +427,7 @@ int daemon_run_benchmark_handle(daemon_request_t *rq) {
                         return daemon_request_errorf(rq, -EBADF, "model_fd %d was not sent", (int) in->model_fd);
                 }
         } else
-                memcpy(req.sha256, in->sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(req.sha256, in->sha256, ACC_SHA256_HEX_SIZE);
         if (copy_blobs(in->inputs, in->n_inputs, &req.inputs) < 0 ||
             copy_blobs(in->outputs, in->n_outputs, &req.outputs) < 0) {
                 bench_request_done(&req);
@@ -760,7 +688,7 @@ int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
         r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (in->model_sha256 && in->model_sha256[0] && !store_sha256_hex_valid(in->model_sha256))
+        if (in->model_sha256 && in->model_sha256[0] && !acc_sha256_hex_valid(in->model_sha256))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         call = calloc(1, sizeof(*call));
         if (!call)
@@ -773,7 +701,7 @@ int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
         if (in->model_sha256 && in->model_sha256[0]) {
-                memcpy(call->sha256, in->model_sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
                 call->filter.model_sha256 = call->sha256;
         }
         if (in->settings_key && in->settings_key[0]) {
@@ -870,7 +798,7 @@ int daemon_get_best_settings_handle(daemon_request_t *rq) {
         r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (!store_sha256_hex_valid(in->model_sha256))
+        if (!acc_sha256_hex_valid(in->model_sha256))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         if (in->has_preference && ((int) in->preference < 0 || in->preference > 3))
                 return daemon_request_errorf(rq, -EINVAL, "unknown preference %d", (int) in->preference);
@@ -884,7 +812,7 @@ int daemon_get_best_settings_handle(daemon_request_t *rq) {
                 call->filter.has_uid = true;
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
-        memcpy(call->sha256, in->model_sha256, STORE_SHA256_HEX_SIZE);
+        memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
         call->preference = in->has_preference ? (int) in->preference : TFLITE__PROTO__EXECUTION_PREFERENCE__ANY;
         return call_submit(call);
 }
@@ -914,7 +842,7 @@ static int export_job(store_db_t *db, void *userdata) {
                 ev.has_event_type = 1;
                 ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__LOGGED;
                 ev.has_wallclock_us = 1;
-                ev.wallclock_us = now_us();
+                ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
                 bn = tflite__proto__benchmark_event__get_packed_size(&ev);
                 b = malloc(bn);
                 if (b) {
@@ -964,7 +892,7 @@ int daemon_export_benchmark_events_handle(daemon_request_t *rq) {
         r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (in->model_sha256 && in->model_sha256[0] && !store_sha256_hex_valid(in->model_sha256))
+        if (in->model_sha256 && in->model_sha256[0] && !acc_sha256_hex_valid(in->model_sha256))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         call = calloc(1, sizeof(*call));
         if (!call)
@@ -977,7 +905,7 @@ int daemon_export_benchmark_events_handle(daemon_request_t *rq) {
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
         if (in->model_sha256 && in->model_sha256[0]) {
-                memcpy(call->sha256, in->model_sha256, STORE_SHA256_HEX_SIZE);
+                memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
                 call->filter.model_sha256 = call->sha256;
         }
         call->filter.limit = in->has_limit && in->limit > 0 && in->limit < BENCH_LIST_MAX ? in->limit : BENCH_LIST_MAX;

@@ -2,8 +2,10 @@
 /* The benchmark runner thread and its worker children (bench/runner.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,8 @@
 
 #include <cpuinfo.h>
 
+#include "file-read.h"
+#include "clock.h"
 #include "runner.h"
 #include "select.h"
 #include "models.h"
@@ -48,7 +52,7 @@
 typedef struct bench_run {
         int64_t id;
         bench_request_t req;
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         bench_candidate_t *c;
         size_t n;
         size_t best;                    /* index, or SIZE_MAX */
@@ -82,13 +86,6 @@ static const char *const state_names[_BENCH_STATE_MAX] = {
 
 const char *bench_state_to_string(bench_state_t s) {
         return s >= 0 && s < _BENCH_STATE_MAX ? state_names[s] : "?";
-}
-
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 void bench_request_done(bench_request_t *r) {
@@ -230,35 +227,6 @@ static int memfd_with(const char *name, const void *data, size_t size) {
         return fd;
 }
 
-static int read_fd_all(int fd, uint64_t max, uint8_t **ret, size_t *ret_size) {
-        struct stat st;
-        uint8_t *b;
-        size_t n = 0;
-
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if ((uint64_t) st.st_size > max)
-                return -EFBIG;
-        b = malloc((size_t) st.st_size + 1);
-        if (!b)
-                return -ENOMEM;
-        while (n < (size_t) st.st_size) {
-                ssize_t k = pread(fd, b + n, (size_t) st.st_size - n, (off_t) n);
-
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0) {
-                        int r = k < 0 ? -errno : -EIO;
-                        free(b);
-                        return r;
-                }
-                n += (size_t) k;
-        }
-        *ret = b;
-        *ret_size = n;
-        return 0;
-}
-
 static int cmp_i64(const void *a, const void *b) {
         int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
         return (x > y) - (x < y);
@@ -334,57 +302,86 @@ static void set_error(bench_candidate_t *c, const char *fmt, const char *arg) {
         (void) snprintf(c->error, sizeof(c->error), fmt, arg);
 }
 
-int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__BenchmarkWorkerJob *job_in,
-                        uint32_t timeout_ms, const bool *cancel, bench_candidate_t *c,
-                        Acceld__BenchmarkWorkerResult **ret_result) {
-        Acceld__BenchmarkWorkerJob job = *job_in;
-        _cleanup_free_ uint8_t *sb = NULL, *jb = NULL, *rb = NULL;
-        _cleanup_free_ char *json = NULL;
-        _cleanup_close_ int job_fd = -1, result_fd = -1, stage_fd = -1;
-        size_t sn = 0, jn, rn = 0;
-        Acceld__BenchmarkWorkerResult *res = NULL;
-        Tflite__Proto__BenchmarkEvent *wev = NULL;
-        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
-        Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
-        Tflite__Proto__ErrorCode code = TFLITE__PROTO__ERROR_CODE__INIT, *codes[1] = { &code };
-        Tflite__Proto__TFLiteSettings *ts = NULL;
-        int64_t deadline;
-        int status = 0, r;
-        bool timed_out = false;
-        char stage = 0;
-        pid_t pid;
+/* The child's three memfds: the packed job (with the candidate's settings,
+ * also returned packed in *sb for the ERROR event), and the empty result
+ * and stage files it writes. */
+typedef struct worker_fds {
+        int job, result, stage;
+} worker_fds_t;
 
-        r = rt_settings_pack(&c->settings, &sb, &sn);
+static void worker_fds_close(worker_fds_t *f) {
+        closep(&f->job);
+        closep(&f->result);
+        closep(&f->stage);
+}
+
+static int worker_job_write(const Acceld__BenchmarkWorkerJob *job_in, const bench_candidate_t *c, uint8_t **sb,
+                            size_t *sn, worker_fds_t *ret) {
+        Acceld__BenchmarkWorkerJob job = *job_in;
+        _cleanup_free_ uint8_t *jb = NULL;
+        _cleanup_free_ char *json = NULL;
+        size_t jn;
+        int r;
+
+        r = rt_settings_pack(&c->settings, sb, sn);
         if (r < 0)
                 return r;
         r = rt_settings_to_json(&c->settings, &json);
         if (r < 0)
                 return r;
         job.has_tflite_settings = 1;
-        job.tflite_settings.data = sb;
-        job.tflite_settings.len = sn;
+        job.tflite_settings.data = *sb;
+        job.tflite_settings.len = *sn;
         job.settings_json = json;
         jn = acceld__benchmark_worker_job__get_packed_size(&job);
         jb = malloc(jn ? jn : 1);
         if (!jb)
                 return -ENOMEM;
         (void) acceld__benchmark_worker_job__pack(&job, jb);
-        job_fd = memfd_with("acceld-bench-job", jb, jn);
-        if (job_fd < 0)
-                return job_fd;
-        result_fd = memfd_create("acceld-bench-result", MFD_CLOEXEC);
-        stage_fd = memfd_create("acceld-bench-stage", MFD_CLOEXEC);
-        if (result_fd < 0 || stage_fd < 0)
+        ret->job = memfd_with("acceld-bench-job", jb, jn);
+        if (ret->job < 0)
+                return ret->job;
+        ret->result = memfd_create("acceld-bench-result", MFD_CLOEXEC);
+        ret->stage = memfd_create("acceld-bench-stage", MFD_CLOEXEC);
+        if (ret->result < 0 || ret->stage < 0)
                 return -errno;
+        return 0;
+}
 
-        deadline = clock_us(CLOCK_MONOTONIC) + (int64_t) timeout_ms * 1000;
-        pid = fork();
+/* fork + exec the worker in its own process group. The child's pid or
+ * -errno. */
+static pid_t worker_spawn(const char *exe, int model_fd, const worker_fds_t *fds, uint32_t timeout_ms,
+                          int threads) {
+        pid_t pid = fork();
+
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                child_exec(worker_exe, job_fd, model_fd, result_fd, stage_fd, timeout_ms,
-                           rt_settings_num_threads(&c->settings, 1));
+                child_exec(exe, fds->job, model_fd, fds->result, fds->stage, timeout_ms, threads);
         (void) setpgid(pid, pid); /* also here, so the group exists before any kill */
+        return pid;
+}
+
+static void worker_kill(pid_t pid) {
+        (void) kill(-pid, SIGKILL);
+        (void) kill(pid, SIGKILL);
+}
+
+/* Wait for the worker to exit, killing it at the deadline or on *cancel.
+ * Sleeps in poll() on a pidfd, so an exit is seen at once; the cancel flag
+ * is looked at every BENCH_CANCEL_POLL_MS. Without pidfds (old kernels)
+ * the same loop sleeps that long between waitpid(WNOHANG) calls. Returns
+ * the wait status (0 if it could not be had); *ret_timed_out tells whether
+ * it was killed. */
+#define BENCH_CANCEL_POLL_MS 5
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434      /* the same number on every architecture */
+#endif
+static int worker_wait(pid_t pid, int64_t deadline_us, const bool *cancel, bool *ret_timed_out) {
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        bool timed_out = false;
+        int status = 0;
+
         for (;;) {
                 pid_t k = waitpid(pid, &status, WNOHANG);
 
@@ -394,66 +391,89 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
                         status = 0;
                         break;
                 }
-                if (!timed_out && (clock_us(CLOCK_MONOTONIC) >= deadline ||
+                if (!timed_out && (acc_clock_us(CLOCK_MONOTONIC) >= deadline_us ||
                                    (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)))) {
                         timed_out = true;
-                        (void) kill(-pid, SIGKILL);
-                        (void) kill(pid, SIGKILL);
+                        worker_kill(pid);
                 }
-                (void) nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
+                if (pidfd >= 0)
+                        (void) poll(&(struct pollfd) { .fd = pidfd, .events = POLLIN }, 1, BENCH_CANCEL_POLL_MS);
+                else
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = BENCH_CANCEL_POLL_MS * 1000 * 1000 }, NULL);
         }
         /* Anything the worker left in its group (threads are in-process, but a plugin may fork). */
         (void) kill(-pid, SIGKILL);
+        *ret_timed_out = timed_out;
+        return status;
+}
+
+/* The last stage the worker entered ('I'nitialization, 'R'uns), 0 if none. */
+static char worker_stage_read(int stage_fd) {
+        struct stat st;
+        char stage = 0;
 
         if (pread(stage_fd, &stage, 1, 0) < 0)
                 stage = 0;
-        {
-                struct stat st;
+        if (fstat(stage_fd, &st) == 0 && st.st_size > 0)
+                (void) pread(stage_fd, &stage, 1, st.st_size - 1);
+        return stage;
+}
 
-                if (fstat(stage_fd, &st) == 0 && st.st_size > 0)
-                        (void) pread(stage_fd, &stage, 1, st.st_size - 1);
-        }
-        if (read_fd_all(result_fd, 64u << 20, &rb, &rn) == 0 && rn > 0)
-                res = acceld__benchmark_worker_result__unpack(NULL, rn, rb);
-        if (res && res->has_event)
-                wev = tflite__proto__benchmark_event__unpack(NULL, res->event.len, res->event.data);
+/* The END event the worker built, as c's event and summary. */
+static int candidate_end_set(bench_candidate_t *c, const Acceld__BenchmarkWorkerResult *res,
+                             const Tflite__Proto__BenchmarkEvent *wev) {
+        summary_from_result(c, wev->result);
+        c->event = malloc(res->event.len ? res->event.len : 1);
+        if (!c->event)
+                return -ENOMEM;
+        memcpy(c->event, res->event.data, res->event.len);
+        c->event_size = res->event.len;
+        if (!c->ok)
+                set_error(c, "%s", "outputs differ from the goldens beyond the thresholds");
+        return 0;
+}
 
-        free(c->event);
-        c->event = NULL;
-        c->error[0] = 0;
-        if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 && wev && wev->has_event_type &&
-            wev->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END && wev->result) {
-                /* END as the worker built it. */
-                summary_from_result(c, wev->result);
-                c->event = malloc(res->event.len ? res->event.len : 1);
-                if (!c->event) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                memcpy(c->event, res->event.data, res->event.len);
-                c->event_size = res->event.len;
-                if (!c->ok)
-                        set_error(c, "%s", "outputs differ from the goldens beyond the thresholds");
-                r = 0;
-                goto out;
-        }
+static const char *stage_to_string(Tflite__Proto__BenchmarkStage s) {
+        return s == TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE        ? "inference"
+               : s == TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION ? "initialization"
+                                                                     : "unknown stage";
+}
 
-        /* ERROR: from the worker's own report, or from how it died. */
-        if (wev && wev->has_event_type && wev->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR &&
-            wev->error && !timed_out && !WIFSIGNALED(status)) {
-                ev = *wev;
-                er = *wev->error;
+/* How the worker ended, for an ERROR event. */
+typedef struct worker_exit {
+        int status;
+        bool timed_out;
+        char stage;
+        uint32_t timeout_ms;
+        const Acceld__BenchmarkWorkerResult *res;
+        const Tflite__Proto__BenchmarkEvent *wev;
+} worker_exit_t;
+
+/* An ERROR event as c's event: the worker's own report when it made one
+ * and exited, else built from how it died (stage, signal, exit code,
+ * -ETIMEDOUT). sb/sn: the candidate's packed settings. */
+static int candidate_error_set(bench_candidate_t *c, const worker_exit_t *x, const uint8_t *sb, size_t sn) {
+        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
+        Tflite__Proto__BenchmarkError er = TFLITE__PROTO__BENCHMARK_ERROR__INIT;
+        Tflite__Proto__ErrorCode code = TFLITE__PROTO__ERROR_CODE__INIT, *codes[1] = { &code };
+        Tflite__Proto__TFLiteSettings *ts = NULL;
+        int status = x->status;
+
+        if (x->wev && x->wev->has_event_type && x->wev->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR &&
+            x->wev->error && !x->timed_out && !WIFSIGNALED(status)) {
+                ev = *x->wev;
+                er = *x->wev->error;
         } else {
                 er.has_stage = 1;
-                er.stage = stage == 'R' ? TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE
-                           : stage == 'I' ? TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION
-                                          : TFLITE__PROTO__BENCHMARK_STAGE__UNKNOWN;
+                er.stage = x->stage == 'R'   ? TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE
+                           : x->stage == 'I' ? TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION
+                                             : TFLITE__PROTO__BENCHMARK_STAGE__UNKNOWN;
                 code.has_source = 1;
                 code.source = c->settings.delegate == RT_DELEGATE_PLUGIN
                                       ? TFLITE__PROTO__DELEGATE__NONE
                                       : (Tflite__Proto__Delegate) c->settings.delegate;
                 code.has_underlying_api_error = 1;
-                code.underlying_api_error = timed_out ? -ETIMEDOUT : 0;
+                code.underlying_api_error = x->timed_out ? -ETIMEDOUT : 0;
                 er.error_code = codes;
                 er.n_error_code = 1;
         }
@@ -472,95 +492,82 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
         if (!ev.tflite_settings && (ts = tflite__proto__tflite_settings__unpack(NULL, sn, sb)) != NULL)
                 ev.tflite_settings = ts;
         ev.has_boottime_us = 1;
-        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         ev.has_wallclock_us = 1;
-        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         c->event_size = tflite__proto__benchmark_event__get_packed_size(&ev);
         c->event = malloc(c->event_size ? c->event_size : 1);
         if (!c->event) {
-                r = -ENOMEM;
-                goto out;
+                if (ts)
+                        tflite__proto__tflite_settings__free_unpacked(ts, NULL);
+                return -ENOMEM;
         }
         (void) tflite__proto__benchmark_event__pack(&ev, c->event);
+        if (ts)
+                tflite__proto__tflite_settings__free_unpacked(ts, NULL);
         c->ok = false;
         c->median_us = c->p90_us = c->init_us = -1;
         c->max_memory_kb = -1;
-        {
-                const char *st = er.stage == TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE        ? "inference"
-                                 : er.stage == TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION ? "initialization"
-                                                                                              : "unknown stage";
-                if (timed_out)
-                        (void) snprintf(c->error, sizeof(c->error), "timed out after %u ms (%s), killed",
-                                        timeout_ms, st);
-                else if (WIFSIGNALED(status))
-                        (void) snprintf(c->error, sizeof(c->error), "crashed with signal %d (%s) during %s",
-                                        WTERMSIG(status), strsignal(WTERMSIG(status)), st);
-                else
-                        (void) snprintf(c->error, sizeof(c->error), "failed during %s (exit %d)%s%s", st,
-                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                                        res && res->message ? ": " : "", res && res->message ? res->message : "");
-        }
-        r = 0;
-out:
-        if (ts)
-                tflite__proto__tflite_settings__free_unpacked(ts, NULL);
+
+        const char *st = stage_to_string(er.stage);
+        if (x->timed_out)
+                (void) snprintf(c->error, sizeof(c->error), "timed out after %u ms (%s), killed", x->timeout_ms, st);
+        else if (WIFSIGNALED(status))
+                (void) snprintf(c->error, sizeof(c->error), "crashed with signal %d (%s) during %s",
+                                WTERMSIG(status), strsignal(WTERMSIG(status)), st);
+        else
+                (void) snprintf(c->error, sizeof(c->error), "failed during %s (exit %d)%s%s", st,
+                                WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                                x->res && x->res->message ? ": " : "",
+                                x->res && x->res->message ? x->res->message : "");
+        return 0;
+}
+
+int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__BenchmarkWorkerJob *job_in,
+                        uint32_t timeout_ms, const bool *cancel, bench_candidate_t *c,
+                        Acceld__BenchmarkWorkerResult **ret_result) {
+        _cleanup_(worker_fds_close) worker_fds_t fds = { -1, -1, -1 };
+        _cleanup_free_ uint8_t *sb = NULL, *rb = NULL;
+        size_t sn = 0, rn = 0;
+        worker_exit_t x = { .timeout_ms = timeout_ms };
+        Acceld__BenchmarkWorkerResult *res = NULL;
+        Tflite__Proto__BenchmarkEvent *wev = NULL;
+        int64_t deadline;
+        pid_t pid;
+        int r;
+
+        r = worker_job_write(job_in, c, &sb, &sn, &fds);
+        if (r < 0)
+                return r;
+        deadline = acc_clock_us(CLOCK_MONOTONIC) + (int64_t) timeout_ms * 1000;
+        pid = worker_spawn(worker_exe, model_fd, &fds, timeout_ms, rt_settings_num_threads(&c->settings, 1));
+        if (pid < 0)
+                return pid;
+        x.status = worker_wait(pid, deadline, cancel, &x.timed_out);
+
+        x.stage = worker_stage_read(fds.stage);
+        if (acc_fd_read(fds.result, 64u << 20, (void **) &rb, &rn) == 0 && rn > 0)
+                res = acceld__benchmark_worker_result__unpack(NULL, rn, rb);
+        if (res && res->has_event)
+                wev = tflite__proto__benchmark_event__unpack(NULL, res->event.len, res->event.data);
+        x.res = res;
+        x.wev = wev;
+
+        free(c->event);
+        c->event = NULL;
+        c->error[0] = 0;
+        if (!x.timed_out && WIFEXITED(x.status) && WEXITSTATUS(x.status) == 0 && wev && wev->has_event_type &&
+            wev->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END && wev->result)
+                r = candidate_end_set(c, res, wev);
+        else
+                r = candidate_error_set(c, &x, sb, sn);
+
         if (wev)
                 tflite__proto__benchmark_event__free_unpacked(wev, NULL);
         if (ret_result)
                 *ret_result = res;
         else if (res)
                 acceld__benchmark_worker_result__free_unpacked(res, NULL);
-        return r;
-}
-
-/* ---- synchronous storage calls from the runner thread ---- */
-
-typedef struct sync_call {
-        store_job_fn fn;
-        void *userdata;
-        int result;
-        bool done;
-        pthread_mutex_t mu;
-        pthread_cond_t cv;
-} sync_call_t;
-
-static int sync_job(store_db_t *db, void *userdata) {
-        sync_call_t *sc = userdata;
-
-        return sc->fn(db, sc->userdata);
-}
-
-static void sync_done(int result, void *userdata) {
-        sync_call_t *sc = userdata;
-
-        pthread_mutex_lock(&sc->mu);
-        sc->result = result;
-        sc->done = true;
-        pthread_cond_signal(&sc->cv);
-        pthread_mutex_unlock(&sc->mu);
-}
-
-int bench_store_call(store_thread_t *t, store_job_fn fn, void *userdata) {
-        sync_call_t sc = { .fn = fn, .userdata = userdata };
-        int r;
-
-        pthread_mutex_init(&sc.mu, NULL);
-        pthread_cond_init(&sc.cv, NULL);
-        for (int tries = 0;; tries++) {
-                r = store_thread_submit(t, sync_job, &sc, sync_done);
-                if (r != -EAGAIN || tries >= 200)
-                        break;
-                (void) nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
-        }
-        if (r == 0) {
-                pthread_mutex_lock(&sc.mu);
-                while (!sc.done)
-                        pthread_cond_wait(&sc.cv, &sc.mu);
-                pthread_mutex_unlock(&sc.mu);
-                r = sc.result;
-        }
-        pthread_cond_destroy(&sc.cv);
-        pthread_mutex_destroy(&sc.mu);
         return r;
 }
 
@@ -643,7 +650,7 @@ static int event_record(bench_runner_t *rn, const bench_run_t *run, const bench_
         insert_args_t a = { run->sha256, c->key, c->driver_version, blob, size, run->req.has_uid, run->req.uid,
                             c->error };
 
-        return bench_store_call(rn->store, insert_job, &a);
+        return store_thread_call(rn->store, insert_job, &a);
 }
 
 /* A START event for c. */
@@ -661,9 +668,9 @@ static int event_start(bench_runner_t *rn, const bench_run_t *run, const bench_c
         ev.has_event_type = 1;
         ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START;
         ev.has_boottime_us = 1;
-        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         ev.has_wallclock_us = 1;
-        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         en = tflite__proto__benchmark_event__get_packed_size(&ev);
         eb = malloc(en);
         if (!eb) {
@@ -700,7 +707,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
         int r;
 
         if (!bytes && run->req.model_fd >= 0) {
-                r = read_fd_all(run->req.model_fd, BENCH_MODEL_MAX, &owned, &size);
+                r = acc_fd_read(run->req.model_fd, BENCH_MODEL_MAX, (void **) &owned, &size);
                 if (r < 0)
                         return r;
                 bytes = owned;
@@ -708,14 +715,14 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
                 find_args_t a = { .sha256 = run->req.sha256 };
                 _cleanup_close_ int fd = -1;
 
-                r = bench_store_call(rn->store, find_job, &a);
+                r = store_thread_call(rn->store, find_job, &a);
                 if (r < 0)
                         return r;
                 fd = open(a.path, O_RDONLY | O_CLOEXEC);
                 free(a.path);
                 if (fd < 0)
                         return -errno;
-                r = read_fd_all(fd, BENCH_MODEL_MAX, &owned, &size);
+                r = acc_fd_read(fd, BENCH_MODEL_MAX, (void **) &owned, &size);
                 if (r < 0)
                         return r;
                 bytes = owned;
@@ -723,7 +730,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
         if (!bytes || size == 0)
                 return -EINVAL;
         pthread_mutex_lock(&rn->mu);
-        store_sha256_hex(bytes, size, run->sha256);
+        acc_sha256_hex(bytes, size, run->sha256);
         pthread_mutex_unlock(&rn->mu);
         r = memfd_with("acceld-bench-model", bytes, size);
         if (r < 0)
@@ -744,6 +751,183 @@ static void candidate_describe(bench_candidate_t *c) {
         c->max_memory_kb = -1;
 }
 
+/* Mark c skipped with the reason (under the runner's lock: progress
+ * readers see the state and the reason together). */
+__attribute__((format(printf, 3, 4)))
+static void candidate_skip(bench_runner_t *rn, bench_candidate_t *c, const char *fmt, ...) {
+        va_list ap;
+
+        pthread_mutex_lock(&rn->mu);
+        c->state = BENCH_STATE_SKIPPED;
+        va_start(ap, fmt);
+        (void) vsnprintf(c->error, sizeof(c->error), fmt, ap);
+        va_end(ap);
+        pthread_mutex_unlock(&rn->mu);
+}
+
+/* The candidates in run order, described: the reference path first when
+ * its outputs are to be the goldens (added when the client listed none).
+ * 0 and *ret_v / *ret_n, or -ENOMEM. */
+static int run_candidates_build(const bench_run_t *run, bool need_golden, bench_candidate_t **ret_v,
+                                size_t *ret_n) {
+        size_t n = run->req.n_candidates, ref = SIZE_MAX, k = 0;
+        bench_candidate_t *cands;
+
+        for (size_t i = 0; i < n; i++)
+                if (run->req.candidates[i].delegate == RT_DELEGATE_NONE && ref == SIZE_MAX)
+                        ref = i;
+        cands = calloc(n + 1, sizeof(*cands));
+        if (!cands)
+                return -ENOMEM;
+        if (need_golden && ref == SIZE_MAX) {
+                rt_settings_init(&cands[k++].settings);
+                n++;
+        } else if (need_golden) {
+                (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[ref]);
+        }
+        for (size_t i = 0; i < run->req.n_candidates; i++)
+                if (!need_golden || i != ref)
+                        (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[i]);
+        for (size_t i = 0; i < n; i++) {
+                if (daemon_settings_store_key(&cands[i].settings, &cands[i].key) < 0)
+                        cands[i].key = NULL;
+                candidate_describe(&cands[i]);
+        }
+        *ret_v = cands;
+        *ret_n = n;
+        return 0;
+}
+
+/* The worker job every candidate of the run shares (th: its thresholds). */
+static void run_job_init(const bench_runner_t *rn, bench_run_t *run, Acceld__BenchmarkWorkerJob *job,
+                         Acceld__BenchmarkThresholds *th) {
+        job->has_runs = 1;
+        job->runs = run->req.runs;
+        job->inputs = run->req.inputs;
+        job->n_inputs = run->req.n_inputs;
+        job->golden_outputs = run->req.outputs;
+        job->n_golden_outputs = run->req.n_outputs;
+        th->has_max_absolute_error = th->has_max_mean_squared_error = th->has_max_symmetric_kl_divergence = 1;
+        th->max_absolute_error = (float) run->req.thresholds.max_abs_error;
+        th->max_mean_squared_error = (float) run->req.thresholds.max_mse;
+        th->max_symmetric_kl_divergence = (float) run->req.thresholds.max_kl;
+        job->thresholds = th;
+        job->plugin_dir = rn->plugin_dir;
+        if (rn->weights_dir) {
+                job->weights_dir = rn->weights_dir;
+                job->model_key = run->sha256;
+        }
+        job->has_seed = 1;
+        job->seed = 1;
+}
+
+/* Whether c may run: it has a key, the goldens exist when it needs them,
+ * it has not failed too often with this driver version, and its START is
+ * recorded. Marks it skipped (with why) when not. */
+static bool candidate_admit(bench_runner_t *rn, bench_run_t *run, bench_candidate_t *c, bool missing_golden) {
+        count_args_t a = { run->sha256, c->key, c->driver_version };
+        int r;
+
+        if (!c->key) {
+                candidate_skip(rn, c, "%s", "out of memory");
+                return false;
+        }
+        if (missing_golden) {
+                candidate_skip(rn, c, "%s", "skipped: no golden outputs (the reference run failed)");
+                return false;
+        }
+        r = store_thread_call(rn->store, count_job, &a);
+        if (r >= BENCH_MAX_FAILURES) {
+                candidate_skip(rn, c, "skipped: failed %d times with %s for this model", r, c->driver_version);
+                return false;
+        }
+        r = event_start(rn, run, c);
+        if (r < 0) {
+                candidate_skip(rn, c, "cannot record START: %s", strerror(-r));
+                return false;
+        }
+        return true;
+}
+
+/* Run c in a worker and record its END/ERROR. The golden run (is_golden)
+ * generates the inputs and returns its outputs: on success they become
+ * the job's goldens and *golden keeps them. */
+static void candidate_execute(bench_runner_t *rn, bench_run_t *run, int model_fd, Acceld__BenchmarkWorkerJob *job,
+                              bench_candidate_t *c, bool is_golden, Acceld__BenchmarkWorkerResult **golden) {
+        Acceld__BenchmarkWorkerResult *res = NULL;
+        bench_candidate_t tmp;
+        int r;
+
+        pthread_mutex_lock(&rn->mu);
+        c->state = BENCH_STATE_RUNNING;
+        tmp = *c;
+        pthread_mutex_unlock(&rn->mu);
+
+        /* Run on a copy so progress readers never see half-written fields. */
+        tmp.event = NULL;
+        if (is_golden) {
+                job->has_generate_inputs = job->has_return_data = 1;
+                job->generate_inputs = run->req.n_inputs == 0;
+                job->return_data = 1;
+                job->golden_outputs = NULL;
+                job->n_golden_outputs = 0;
+        }
+        r = bench_candidate_run(rn->worker_exe, model_fd, job, run->req.timeout_ms, &rn->stop, &tmp,
+                                is_golden ? &res : NULL);
+        if (is_golden) {
+                job->has_generate_inputs = job->has_return_data = 0;
+                job->generate_inputs = 0;
+                job->return_data = 0;
+                if (r == 0 && tmp.ok && res && res->n_outputs > 0) {
+                        *golden = res;
+                        res = NULL;
+                        job->inputs = (*golden)->inputs;
+                        job->n_inputs = (*golden)->n_inputs;
+                        job->golden_outputs = (*golden)->outputs;
+                        job->n_golden_outputs = (*golden)->n_outputs;
+                }
+        }
+        if (res)
+                acceld__benchmark_worker_result__free_unpacked(res, NULL);
+        if (r < 0) {
+                /* No child ran: record why, so START is not left open. */
+                set_error(&tmp, "cannot start the worker: %s", strerror(-r));
+                tmp.event = NULL;
+        } else {
+                int k = event_record(rn, run, &tmp, tmp.event, tmp.event_size);
+
+                if (k < 0)
+                        (void) log_warning_errno(k, "benchmark of %s with %s: cannot record the result",
+                                                 run->sha256, tmp.label);
+        }
+        if (tmp.error[0])
+                log_info("benchmark of model %s with %s: %s", run->sha256, tmp.label, tmp.error);
+
+        pthread_mutex_lock(&rn->mu);
+        tmp.state = BENCH_STATE_DONE;
+        *c = tmp;
+        pthread_mutex_unlock(&rn->mu);
+}
+
+/* Let selection pick the run's best setting and point run->best at it. */
+static void run_best_select(bench_runner_t *rn, bench_run_t *run) {
+        char versions[1024];
+        int r;
+
+        bench_driver_versions(versions, sizeof(versions));
+        select_args_t a = { .sha256 = run->sha256, .driver_versions = versions,
+                            .max_accuracy_drop = rn->max_accuracy_drop };
+
+        r = store_thread_call(rn->store, select_job, &a);
+        if (r == 0 && a.best_ok) {
+                pthread_mutex_lock(&rn->mu);
+                for (size_t i = 0; i < run->n; i++)
+                        if (run->c[i].key && strcmp(run->c[i].key, a.best_key) == 0)
+                                run->best = i;
+                pthread_mutex_unlock(&rn->mu);
+        }
+}
+
 static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         _cleanup_close_ int model_fd = -1;
         rt_settings_t *gen = NULL;
@@ -752,9 +936,8 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         Acceld__BenchmarkThresholds th = ACCELD__BENCHMARK_THRESHOLDS__INIT;
         Acceld__BenchmarkWorkerResult *golden = NULL;
         bench_candidate_t *cands;
-        size_t n, ref = SIZE_MAX;
+        size_t n;
         bool need_golden;
-        char versions[1024];
         int r;
 
         r = run_model(rn, run, &model_fd);
@@ -772,165 +955,24 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
                 run->req.n_candidates = n_gen;
         }
         need_golden = run->req.n_outputs == 0;
-        n = run->req.n_candidates;
-        for (size_t i = 0; i < n; i++)
-                if (run->req.candidates[i].delegate == RT_DELEGATE_NONE && ref == SIZE_MAX)
-                        ref = i;
-        cands = calloc(n + 1, sizeof(*cands));
-        if (!cands) {
-                run_message(rn, run, "%s", strerror(ENOMEM));
+        r = run_candidates_build(run, need_golden, &cands, &n);
+        if (r < 0) {
+                run_message(rn, run, "%s", strerror(-r));
                 return;
-        }
-        /* The reference path goes first: its outputs are the goldens when the client gave none. */
-        {
-                size_t k = 0;
-
-                if (need_golden && ref == SIZE_MAX) {
-                        rt_settings_init(&cands[k++].settings);
-                        n++;
-                } else if (need_golden) {
-                        (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[ref]);
-                }
-                for (size_t i = 0; i < run->req.n_candidates; i++)
-                        if (!need_golden || i != ref)
-                                (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[i]);
-                for (size_t i = 0; i < n; i++) {
-                        if (daemon_settings_store_key(&cands[i].settings, &cands[i].key) < 0)
-                                cands[i].key = NULL;
-                        candidate_describe(&cands[i]);
-                }
         }
         pthread_mutex_lock(&rn->mu);
         run->c = cands;
         run->n = n;
         pthread_mutex_unlock(&rn->mu);
 
-        job.has_runs = 1;
-        job.runs = run->req.runs;
-        job.inputs = run->req.inputs;
-        job.n_inputs = run->req.n_inputs;
-        job.golden_outputs = run->req.outputs;
-        job.n_golden_outputs = run->req.n_outputs;
-        th.has_max_absolute_error = th.has_max_mean_squared_error = th.has_max_symmetric_kl_divergence = 1;
-        th.max_absolute_error = (float) run->req.thresholds.max_abs_error;
-        th.max_mean_squared_error = (float) run->req.thresholds.max_mse;
-        th.max_symmetric_kl_divergence = (float) run->req.thresholds.max_kl;
-        job.thresholds = &th;
-        job.plugin_dir = rn->plugin_dir;
-        if (rn->weights_dir) {
-                job.weights_dir = rn->weights_dir;
-                job.model_key = run->sha256;
-        }
-        job.has_seed = 1;
-        job.seed = 1;
-
+        run_job_init(rn, run, &job, &th);
         for (size_t i = 0; i < n && !runner_stopping(rn); i++) {
-                bench_candidate_t *c = &cands[i];
-                bench_candidate_t tmp;
                 bool is_golden = need_golden && i == 0;
-                Acceld__BenchmarkWorkerResult *res = NULL;
 
-                if (!c->key) {
-                        pthread_mutex_lock(&rn->mu);
-                        c->state = BENCH_STATE_SKIPPED;
-                        set_error(c, "%s", "out of memory");
-                        pthread_mutex_unlock(&rn->mu);
-                        continue;
-                }
-                if (need_golden && !is_golden && !golden) {
-                        pthread_mutex_lock(&rn->mu);
-                        c->state = BENCH_STATE_SKIPPED;
-                        set_error(c, "%s", "skipped: no golden outputs (the reference run failed)");
-                        pthread_mutex_unlock(&rn->mu);
-                        continue;
-                }
-                {
-                        count_args_t a = { run->sha256, c->key, c->driver_version };
-
-                        r = bench_store_call(rn->store, count_job, &a);
-                        if (r >= BENCH_MAX_FAILURES) {
-                                pthread_mutex_lock(&rn->mu);
-                                c->state = BENCH_STATE_SKIPPED;
-                                (void) snprintf(c->error, sizeof(c->error),
-                                                "skipped: failed %d times with %s for this model", r,
-                                                c->driver_version);
-                                pthread_mutex_unlock(&rn->mu);
-                                continue;
-                        }
-                }
-                r = event_start(rn, run, c);
-                if (r < 0) {
-                        pthread_mutex_lock(&rn->mu);
-                        c->state = BENCH_STATE_SKIPPED;
-                        set_error(c, "cannot record START: %s", strerror(-r));
-                        pthread_mutex_unlock(&rn->mu);
-                        continue;
-                }
-                pthread_mutex_lock(&rn->mu);
-                c->state = BENCH_STATE_RUNNING;
-                tmp = *c;
-                pthread_mutex_unlock(&rn->mu);
-
-                /* Run on a copy so progress readers never see half-written fields. */
-                tmp.event = NULL;
-                if (is_golden) {
-                        job.has_generate_inputs = job.has_return_data = 1;
-                        job.generate_inputs = run->req.n_inputs == 0;
-                        job.return_data = 1;
-                        job.golden_outputs = NULL;
-                        job.n_golden_outputs = 0;
-                }
-                r = bench_candidate_run(rn->worker_exe, model_fd, &job, run->req.timeout_ms, &rn->stop, &tmp,
-                                        is_golden ? &res : NULL);
-                if (is_golden) {
-                        job.has_generate_inputs = job.has_return_data = 0;
-                        job.generate_inputs = 0;
-                        job.return_data = 0;
-                        if (r == 0 && tmp.ok && res && res->n_outputs > 0) {
-                                golden = res;
-                                res = NULL;
-                                job.inputs = golden->inputs;
-                                job.n_inputs = golden->n_inputs;
-                                job.golden_outputs = golden->outputs;
-                                job.n_golden_outputs = golden->n_outputs;
-                        }
-                }
-                if (res)
-                        acceld__benchmark_worker_result__free_unpacked(res, NULL);
-                if (r < 0) {
-                        /* No child ran: record why, so START is not left open. */
-                        set_error(&tmp, "cannot start the worker: %s", strerror(-r));
-                        tmp.event = NULL;
-                } else {
-                        int k = event_record(rn, run, &tmp, tmp.event, tmp.event_size);
-
-                        if (k < 0)
-                                (void) log_warning_errno(k, "benchmark of %s with %s: cannot record the result",
-                                                         run->sha256, tmp.label);
-                }
-                if (tmp.error[0])
-                        log_info("benchmark of model %s with %s: %s", run->sha256, tmp.label, tmp.error);
-
-                pthread_mutex_lock(&rn->mu);
-                tmp.state = BENCH_STATE_DONE;
-                *c = tmp;
-                pthread_mutex_unlock(&rn->mu);
+                if (candidate_admit(rn, run, &cands[i], need_golden && !is_golden && !golden))
+                        candidate_execute(rn, run, model_fd, &job, &cands[i], is_golden, &golden);
         }
-
-        bench_driver_versions(versions, sizeof(versions));
-        {
-                select_args_t a = { .sha256 = run->sha256, .driver_versions = versions,
-                                    .max_accuracy_drop = rn->max_accuracy_drop };
-
-                r = bench_store_call(rn->store, select_job, &a);
-                if (r == 0 && a.best_ok) {
-                        pthread_mutex_lock(&rn->mu);
-                        for (size_t i = 0; i < n; i++)
-                                if (cands[i].key && strcmp(cands[i].key, a.best_key) == 0)
-                                        run->best = i;
-                        pthread_mutex_unlock(&rn->mu);
-                }
-        }
+        run_best_select(rn, run);
         if (golden)
                 acceld__benchmark_worker_result__free_unpacked(golden, NULL);
 }
@@ -983,7 +1025,7 @@ static void *runner_main(void *userdata) {
                                 p = &(*p)->next;
                 }
                 if (rn->done_fn) {
-                        char sha[STORE_SHA256_HEX_SIZE];
+                        char sha[ACC_SHA256_HEX_SIZE];
 
                         memcpy(sha, next->sha256, sizeof(sha));
                         pthread_mutex_unlock(&rn->mu);

@@ -64,7 +64,7 @@ typedef struct bench_request {
         int model_fd;                   /* owned, -1 if none */
         uint8_t *model;                 /* owned bytes, or NULL */
         size_t model_size;
-        char sha256[STORE_SHA256_HEX_SIZE]; /* "" unless by reference to the store */
+        char sha256[ACC_SHA256_HEX_SIZE]; /* "" unless by reference to the store */
         rt_settings_t *candidates;      /* owned; n_candidates 0 = generate */
         size_t n_candidates;
         ProtobufCBinaryData *inputs, *outputs; /* owned (data too) */
@@ -143,7 +143,3 @@ int bench_candidate_run(const char *worker_exe, int model_fd, const Acceld__Benc
 /* Free what c owns. NULL-safe. */
 void bench_candidate_done(bench_candidate_t *c);
 
-/* Run fn(db, userdata) on the storage thread `t` and wait for it (retrying
- * while its queue is full). Never from the loop thread. Returns fn's
- * result or store_thread_submit()'s error. */
-int bench_store_call(store_thread_t *t, store_job_fn fn, void *userdata);

@@ -82,22 +82,190 @@ int bench_select(store_db_t *db, const char *model_sha256, int preference, const
                                  ret);
 }
 
+/* The candidates selection weighs: the latest END/ERROR of each key. */
+typedef struct selection {
+        eligible_t *el;
+        Tflite__Proto__BenchmarkEvent **decoded;        /* el[k]'s event, when it is decoded */
+        size_t n_el, n_ok;
+        ssize_t fastest;
+        size_t n_inaccurate;
+        char inaccurate[512];   /* the settings left out for accuracy, and why */
+} selection_t;
+
+/* The latest END/ERROR per settings key (ascending id: later wins). */
+static void selection_collect(selection_t *sel, const store_event_t *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const store_event_t *e = &v[i];
+                size_t k;
+
+                if (e->event_type != TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END &&
+                    e->event_type != TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR)
+                        continue;
+                for (k = 0; k < sel->n_el; k++)
+                        if (strcmp(sel->el[k].e->settings_key, e->settings_key) == 0)
+                                break;
+                if (k == sel->n_el)
+                        sel->n_el++;
+                sel->el[k] = (eligible_t) { .e = e, .ok = e->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END &&
+                                                           e->ok == 1 && e->median_inference_us >= 0,
+                                            .median_us = e->median_inference_us };
+        }
+}
+
+/* Decode each correct candidate's settings (threads, CPU or not, label),
+ * leave out those that lost too much accuracy, and find the fastest. */
+static void selection_qualify(selection_t *sel, const store_evaluation_t *evals, size_t n_evals, double max_drop) {
+        sel->fastest = -1;
+        for (size_t k = 0; k < sel->n_el; k++) {
+                eligible_t *el = &sel->el[k];
+                Tflite__Proto__BenchmarkEvent *ev;
+                char why[160];
+                rt_settings_t s;
+
+                if (!el->ok)
+                        continue;
+                ev = tflite__proto__benchmark_event__unpack(NULL, el->e->blob_size, el->e->blob);
+                if (!ev) {
+                        el->ok = false;
+                        continue;
+                }
+                sel->decoded[k] = ev;
+                if (ev->tflite_settings) {
+                        if (rt_settings_from_proto(ev->tflite_settings, &s, NULL, 0) < 0) {
+                                el->ok = false;
+                                continue;
+                        }
+                } else
+                        rt_settings_init(&s);
+                el->threads = rt_settings_num_threads(&s, 1);
+                el->cpu = s.delegate == RT_DELEGATE_NONE;
+                rt_settings_label(&s, el->label, sizeof(el->label));
+                if (accuracy_dropped(evals, n_evals, &s, max_drop, why, sizeof(why))) {
+                        size_t len = strlen(sel->inaccurate);
+
+                        if (len < sizeof(sel->inaccurate))
+                                (void) snprintf(sel->inaccurate + len, sizeof(sel->inaccurate) - len, "%s%s (%s)",
+                                                sel->n_inaccurate ? ", " : "", el->label, why);
+                        sel->n_inaccurate++;
+                        el->ok = false;
+                        rt_settings_done(&s);
+                        continue;
+                }
+                rt_settings_done(&s);
+                sel->n_ok++;
+                if (sel->fastest < 0 || el->median_us < sel->el[sel->fastest].median_us)
+                        sel->fastest = (ssize_t) k;
+        }
+}
+
+/* LOW_POWER: the fewest threads within 10% of the fastest median. */
+static ssize_t pick_low_power(const selection_t *sel, char *reason, size_t reason_size) {
+        const eligible_t *el = sel->el;
+        ssize_t best = -1, fastest = sel->fastest;
+
+        if (fastest < 0)
+                return -1;
+        for (size_t k = 0; k < sel->n_el; k++) {
+                if (!el[k].ok || (double) el[k].median_us > 1.1 * (double) el[fastest].median_us)
+                        continue;
+                if (best < 0 || el[k].threads < el[best].threads ||
+                    (el[k].threads == el[best].threads && el[k].median_us < el[best].median_us))
+                        best = (ssize_t) k;
+        }
+        if (best >= 0)
+                (void) snprintf(reason, reason_size,
+                                "LOW_POWER: %s uses the fewest threads (%d) among the correct settings "
+                                "within 10%% of the fastest median (%s, %lld us); its median is %lld us "
+                                "(%zu correct settings)",
+                                el[best].label, (int) el[best].threads, el[fastest].label,
+                                (long long) el[fastest].median_us, (long long) el[best].median_us, sel->n_ok);
+        return best;
+}
+
+/* FORCE_CPU: the fastest reference-kernel setting. */
+static ssize_t pick_force_cpu(const selection_t *sel, char *reason, size_t reason_size) {
+        const eligible_t *el = sel->el;
+        ssize_t best = -1;
+
+        for (size_t k = 0; k < sel->n_el; k++)
+                if (el[k].ok && el[k].cpu && (best < 0 || el[k].median_us < el[best].median_us))
+                        best = (ssize_t) k;
+        if (best >= 0)
+                (void) snprintf(reason, reason_size,
+                                "FORCE_CPU: %s is the fastest correct reference-kernel setting "
+                                "(median %lld us)",
+                                el[best].label, (long long) el[best].median_us);
+        return best;
+}
+
+/* ANY and LOW_LATENCY: the fastest, named with the runner-up. */
+static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason, size_t reason_size) {
+        const eligible_t *el = sel->el;
+        ssize_t best = sel->fastest, second = -1;
+
+        if (best < 0)
+                return -1;
+        for (size_t k = 0; k < sel->n_el; k++)
+                if (el[k].ok && (ssize_t) k != best && (second < 0 || el[k].median_us < el[second].median_us))
+                        second = (ssize_t) k;
+        if (second >= 0)
+                (void) snprintf(reason, reason_size,
+                                "%s: %s has the lowest median inference time (%lld us) of %zu "
+                                "correct settings; next is %s at %lld us",
+                                pref_name(preference), el[best].label, (long long) el[best].median_us, sel->n_ok,
+                                el[second].label, (long long) el[second].median_us);
+        else
+                (void) snprintf(reason, reason_size, "%s: %s is the only correct setting (median %lld us)",
+                                pref_name(preference), el[best].label, (long long) el[best].median_us);
+        return best;
+}
+
+/* Store the decision for the chosen event (its settings re-packed), and
+ * read it back into *ret when ret is non-NULL. */
+static int decision_store(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
+                          const char *settings_key, const Tflite__Proto__BenchmarkEvent *chosen, const char *reason,
+                          store_decision_t *ret) {
+        store_decision_t d = {
+                .preference = preference,
+                .settings_key = (char *) settings_key,
+                .reason = (char *) reason,
+                .driver_versions = (char *) driver_versions,
+        };
+        _cleanup_free_ uint8_t *sb = NULL;
+        size_t sn = 0;
+        const Tflite__Proto__TFLiteSettings *ts = chosen->tflite_settings;
+        int r;
+
+        memcpy(d.model_sha256, model_sha256, ACC_SHA256_HEX_SIZE);
+        if (ts) {
+                sn = tflite__proto__tflite_settings__get_packed_size(ts);
+                sb = malloc(sn ? sn : 1);
+                if (!sb)
+                        return -ENOMEM;
+                (void) tflite__proto__tflite_settings__pack(ts, sb);
+        }
+        d.settings = sb;
+        d.settings_size = sn;
+        r = store_decision_put(db, &d);
+        if (r < 0 || !ret)
+                return r;
+        return store_decision_get(db, model_sha256, preference, ret);
+}
+
 int bench_select_with(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
                       double max_accuracy_drop, store_decision_t *ret) {
         store_evaluation_filter_t ef = { .model_sha256 = model_sha256 };
         store_evaluation_t *evals = NULL;
-        size_t n_evals = 0, n_inaccurate = 0;
-        char inaccurate[512] = "";
+        size_t n_evals = 0;
         store_event_filter_t f = { .model_sha256 = model_sha256 };
         store_event_t *v = NULL;
-        size_t n = 0, n_el = 0, n_ok = 0;
-        eligible_t *el = NULL;
-        Tflite__Proto__BenchmarkEvent **decoded = NULL;
-        ssize_t best = -1, fastest = -1;
+        size_t n = 0;
+        selection_t sel = { 0 };
+        ssize_t best;
         char reason[1024];
         int r;
 
-        if (!db || !store_sha256_hex_valid(model_sha256) || preference < 0 || preference > 3)
+        if (!db || !acc_sha256_hex_valid(model_sha256) || preference < 0 || preference > 3)
                 return -EINVAL;
         r = store_event_list(db, &f, &v, &n);
         if (r < 0)
@@ -107,175 +275,48 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                 store_event_list_free(v, n);
                 return r;
         }
-        el = calloc(n + 1, sizeof(*el));
-        decoded = calloc(n + 1, sizeof(*decoded));
-        if (!el || !decoded) {
+        sel.el = calloc(n + 1, sizeof(*sel.el));
+        sel.decoded = calloc(n + 1, sizeof(*sel.decoded));
+        if (!sel.el || !sel.decoded) {
                 r = -ENOMEM;
                 goto out;
         }
-        /* The latest END/ERROR per settings key (ascending id: later wins). */
-        for (size_t i = 0; i < n; i++) {
-                const store_event_t *e = &v[i];
-                size_t k;
-
-                if (e->event_type != TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END &&
-                    e->event_type != TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR)
-                        continue;
-                for (k = 0; k < n_el; k++)
-                        if (strcmp(el[k].e->settings_key, e->settings_key) == 0)
-                                break;
-                if (k == n_el)
-                        n_el++;
-                el[k] = (eligible_t) { .e = e, .ok = e->event_type == TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END &&
-                                                      e->ok == 1 && e->median_inference_us >= 0,
-                                       .median_us = e->median_inference_us };
-        }
-        for (size_t k = 0; k < n_el; k++) {
-                Tflite__Proto__BenchmarkEvent *ev;
-                rt_settings_t s;
-
-                if (!el[k].ok)
-                        continue;
-                ev = tflite__proto__benchmark_event__unpack(NULL, el[k].e->blob_size, el[k].e->blob);
-                if (!ev) {
-                        el[k].ok = false;
-                        continue;
-                }
-                decoded[k] = ev;
-                if (ev->tflite_settings) {
-                        r = rt_settings_from_proto(ev->tflite_settings, &s, NULL, 0);
-                        if (r < 0) {
-                                el[k].ok = false;
-                                continue;
-                        }
-                } else
-                        rt_settings_init(&s);
-                el[k].threads = rt_settings_num_threads(&s, 1);
-                el[k].cpu = s.delegate == RT_DELEGATE_NONE;
-                rt_settings_label(&s, el[k].label, sizeof(el[k].label));
-                {
-                        char why[160];
-
-                        if (accuracy_dropped(evals, n_evals, &s, max_accuracy_drop, why, sizeof(why))) {
-                                size_t len = strlen(inaccurate);
-
-                                if (len < sizeof(inaccurate))
-                                        (void) snprintf(inaccurate + len, sizeof(inaccurate) - len, "%s%s (%s)",
-                                                        n_inaccurate ? ", " : "", el[k].label, why);
-                                n_inaccurate++;
-                                el[k].ok = false;
-                                rt_settings_done(&s);
-                                continue;
-                        }
-                }
-                rt_settings_done(&s);
-                n_ok++;
-                if (fastest < 0 || el[k].median_us < el[fastest].median_us)
-                        fastest = (ssize_t) k;
-        }
+        selection_collect(&sel, v, n);
+        selection_qualify(&sel, evals, n_evals, max_accuracy_drop);
 
         switch (preference) {
         case TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER:
-                if (fastest < 0)
-                        break;
-                for (size_t k = 0; k < n_el; k++) {
-                        if (!el[k].ok || (double) el[k].median_us > 1.1 * (double) el[fastest].median_us)
-                                continue;
-                        if (best < 0 || el[k].threads < el[best].threads ||
-                            (el[k].threads == el[best].threads && el[k].median_us < el[best].median_us))
-                                best = (ssize_t) k;
-                }
-                if (best >= 0)
-                        (void) snprintf(reason, sizeof(reason),
-                                        "LOW_POWER: %s uses the fewest threads (%d) among the correct settings "
-                                        "within 10%% of the fastest median (%s, %lld us); its median is %lld us "
-                                        "(%zu correct settings)",
-                                        el[best].label, (int) el[best].threads, el[fastest].label,
-                                        (long long) el[fastest].median_us, (long long) el[best].median_us, n_ok);
+                best = pick_low_power(&sel, reason, sizeof(reason));
                 break;
         case TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU:
-                for (size_t k = 0; k < n_el; k++)
-                        if (el[k].ok && el[k].cpu && (best < 0 || el[k].median_us < el[best].median_us))
-                                best = (ssize_t) k;
-                if (best >= 0)
-                        (void) snprintf(reason, sizeof(reason),
-                                        "FORCE_CPU: %s is the fastest correct reference-kernel setting "
-                                        "(median %lld us)",
-                                        el[best].label, (long long) el[best].median_us);
+                best = pick_force_cpu(&sel, reason, sizeof(reason));
                 break;
         default:
-                best = fastest;
-                if (best >= 0) {
-                        ssize_t second = -1;
-
-                        for (size_t k = 0; k < n_el; k++)
-                                if (el[k].ok && (ssize_t) k != best &&
-                                    (second < 0 || el[k].median_us < el[second].median_us))
-                                        second = (ssize_t) k;
-                        if (second >= 0)
-                                (void) snprintf(reason, sizeof(reason),
-                                                "%s: %s has the lowest median inference time (%lld us) of %zu "
-                                                "correct settings; next is %s at %lld us",
-                                                pref_name(preference), el[best].label,
-                                                (long long) el[best].median_us, n_ok, el[second].label,
-                                                (long long) el[second].median_us);
-                        else
-                                (void) snprintf(reason, sizeof(reason),
-                                                "%s: %s is the only correct setting (median %lld us)",
-                                                pref_name(preference), el[best].label,
-                                                (long long) el[best].median_us);
-                }
+                best = pick_fastest(&sel, preference, reason, sizeof(reason));
                 break;
-        }
-        if (best >= 0 && n_inaccurate > 0) {
-                size_t len = strlen(reason);
-
-                if (len < sizeof(reason))
-                        (void) snprintf(reason + len, sizeof(reason) - len,
-                                        "; left out for an accuracy drop over %g: %s", max_accuracy_drop,
-                                        inaccurate);
         }
         if (best < 0) {
                 (void) store_decision_delete(db, model_sha256, preference);
                 r = -ENOENT;
                 goto out;
         }
-        {
-                store_decision_t d = {
-                        .preference = preference,
-                        .settings_key = el[best].e->settings_key,
-                        .reason = reason,
-                        .driver_versions = (char *) driver_versions,
-                };
-                _cleanup_free_ uint8_t *sb = NULL;
-                size_t sn = 0;
-                const Tflite__Proto__TFLiteSettings *ts = decoded[best]->tflite_settings;
+        if (sel.n_inaccurate > 0) {
+                size_t len = strlen(reason);
 
-                memcpy(d.model_sha256, model_sha256, STORE_SHA256_HEX_SIZE);
-                if (ts) {
-                        sn = tflite__proto__tflite_settings__get_packed_size(ts);
-                        sb = malloc(sn ? sn : 1);
-                        if (!sb) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        (void) tflite__proto__tflite_settings__pack(ts, sb);
-                }
-                d.settings = sb;
-                d.settings_size = sn;
-                r = store_decision_put(db, &d);
-                if (r < 0)
-                        goto out;
-                if (ret)
-                        r = store_decision_get(db, model_sha256, preference, ret);
+                if (len < sizeof(reason))
+                        (void) snprintf(reason + len, sizeof(reason) - len,
+                                        "; left out for an accuracy drop over %g: %s", max_accuracy_drop,
+                                        sel.inaccurate);
         }
+        r = decision_store(db, model_sha256, preference, driver_versions, sel.el[best].e->settings_key,
+                           sel.decoded[best], reason, ret);
 out:
-        if (decoded)
+        if (sel.decoded)
                 for (size_t k = 0; k < n; k++)
-                        if (decoded[k])
-                                tflite__proto__benchmark_event__free_unpacked(decoded[k], NULL);
-        free(decoded);
-        free(el);
+                        if (sel.decoded[k])
+                                tflite__proto__benchmark_event__free_unpacked(sel.decoded[k], NULL);
+        free(sel.decoded);
+        free(sel.el);
         store_event_list_free(v, n);
         store_evaluation_list_free(evals, n_evals);
         return r;

@@ -8,7 +8,7 @@
  *                     lowest median (ties: the lower median);
  *   FORCE_CPU         the CPU path: the best reference-kernel setting
  *                     (delegate NONE).
- * Accuracy (issue 11): when the model has a recorded top-1 accuracy (stage
+ * Accuracy: when the model has a recorded top-1 accuracy (stage
  * "topk") or mAP ("detection") both for the setting (its daemon instance
  * key) and for the reference kernels (any key "delegate=NONE;..."), the
  * latest of each, a setting whose figure is lower by more than

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "file-read.h"
+#include "clock.h"
 #include "metrics.h"
 #include "settings.h"
 #include "cleanup.h"
@@ -23,54 +25,6 @@ DEFINE_POINTER_CLEANUP(rt_wcache_t, rt_wcache_close);
 
 #define WORKER_JOB_MAX (512u << 20)
 #define WORKER_RUNS_MAX 10000
-
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int read_all(int fd, uint8_t **ret, size_t *ret_size) {
-        size_t cap = 65536, n = 0;
-        uint8_t *b = malloc(cap);
-
-        if (!b)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t k;
-
-                if (n == cap) {
-                        uint8_t *nb;
-
-                        if (cap >= WORKER_JOB_MAX) {
-                                free(b);
-                                return -EFBIG;
-                        }
-                        nb = realloc(b, cap * 2);
-                        if (!nb) {
-                                free(b);
-                                return -ENOMEM;
-                        }
-                        b = nb;
-                        cap *= 2;
-                }
-                k = read(fd, b + n, cap - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        int r = -errno;
-                        free(b);
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t) k;
-        }
-        *ret = b;
-        *ret_size = n;
-        return 0;
-}
 
 static int write_all(int fd, const uint8_t *p, size_t n) {
         while (n > 0) {
@@ -168,9 +122,9 @@ static int worker_send(worker_t *w) {
         _cleanup_free_ uint8_t *ev = NULL, *buf = NULL;
         size_t n;
 
-        w->event.boottime_us = clock_us(CLOCK_BOOTTIME);
+        w->event.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         w->event.has_boottime_us = 1;
-        w->event.wallclock_us = clock_us(CLOCK_REALTIME);
+        w->event.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         w->event.has_wallclock_us = 1;
         n = tflite__proto__benchmark_event__get_packed_size(&w->event);
         ev = malloc(n ? n : 1);
@@ -218,241 +172,291 @@ static size_t tensor_row(const rt_tensor_t *t) {
         return t->rank > 0 && t->dims[t->rank - 1] > 0 ? (size_t) t->dims[t->rank - 1] : 1;
 }
 
-static int worker_run(worker_t *w) {
+/* The job's thresholds over the defaults. */
+static void job_thresholds(const Acceld__BenchmarkWorkerJob *job, bench_thresholds_t *th) {
+        bench_thresholds_default(th);
+        if (!job->thresholds)
+                return;
+        if (job->thresholds->has_max_absolute_error)
+                th->max_abs_error = job->thresholds->max_absolute_error;
+        if (job->thresholds->has_max_mean_squared_error)
+                th->max_mse = job->thresholds->max_mean_squared_error;
+        if (job->thresholds->has_max_symmetric_kl_divergence)
+                th->max_kl = job->thresholds->max_symmetric_kl_divergence;
+}
+
+#define FAIL_INIT TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION
+#define FAIL_INFERENCE TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE
+
+/* Initialization: load the model, create the interpreter with the
+ * candidate's settings (and acceld's folded weights), allocate. 0 and *ret
+ * and w->init_us, or worker_fail()'s exit code. */
+static int worker_interp_create(worker_t *w, rt_model_t **model, rt_wcache_t **wcache, rt_interp_t **ret) {
         const Acceld__BenchmarkWorkerJob *job = w->job;
-        _cleanup_(rt_model_freep) rt_model_t *model = NULL;
-        _cleanup_(rt_wcache_closep) rt_wcache_t *wcache = NULL;
-        rt_interp_options_t *opts = NULL;
+        rt_interp_options_t *opts;
         rt_interp_t *it = NULL;
         char err[512] = "";
-        uint32_t runs = job->has_runs && job->runs > 0 ? job->runs : 10;
-        bench_thresholds_t th;
-        int32_t n_in, n_out;
-        uint8_t **first_out = NULL;
-        size_t *first_size = NULL;
         int64_t t0;
-        int r, rc = 0;
-
-        if (runs > WORKER_RUNS_MAX)
-                runs = WORKER_RUNS_MAX;
-        bench_thresholds_default(&th);
-        if (job->thresholds) {
-                if (job->thresholds->has_max_absolute_error)
-                        th.max_abs_error = job->thresholds->max_absolute_error;
-                if (job->thresholds->has_max_mean_squared_error)
-                        th.max_mse = job->thresholds->max_mean_squared_error;
-                if (job->thresholds->has_max_symmetric_kl_divergence)
-                        th.max_kl = job->thresholds->max_symmetric_kl_divergence;
-        }
+        int r;
 
         stage_mark('I');
-        t0 = clock_us(CLOCK_MONOTONIC);
-        r = rt_model_load_fd(DAEMON_WORKER_MODEL_FD, &model, err, sizeof(err));
+        t0 = acc_clock_us(CLOCK_MONOTONIC);
+        r = rt_model_load_fd(DAEMON_WORKER_MODEL_FD, model, err, sizeof(err));
         if (r < 0)
-                return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "model: %s", err);
+                return worker_fail(w, FAIL_INIT, r, "model: %s", err);
         opts = rt_interp_options_new();
         if (!opts)
-                return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
+                return worker_fail(w, FAIL_INIT, -ENOMEM, "%s", NULL);
         r = rt_interp_options_set_settings(opts, &w->settings);
         /* The same folded weights as acceld's instances: mapped, not
          * computed again (a cache that cannot be opened is only slower). */
         if (r == 0 && job->weights_dir && job->weights_dir[0] && job->model_key && job->model_key[0] &&
-            rt_wcache_open(job->weights_dir, 0, &wcache) == 0)
-                r = rt_interp_options_set_weights_cache(opts, wcache, job->model_key);
+            rt_wcache_open(job->weights_dir, 0, wcache) == 0)
+                r = rt_interp_options_set_weights_cache(opts, *wcache, job->model_key);
         if (r == 0)
-                r = rt_interp_create(model, opts, &it, err, sizeof(err));
+                r = rt_interp_create(*model, opts, &it, err, sizeof(err));
         opts = rt_interp_options_free(opts);
         if (r < 0)
-                return worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "create: %s", err);
+                return worker_fail(w, FAIL_INIT, r, "create: %s", err);
+        *ret = it;
         r = rt_interp_allocate_tensors(it);
-        if (r < 0) {
-                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "allocate: %s",
-                                 rt_interp_last_error(it));
-                goto out;
-        }
-        w->init_us = clock_us(CLOCK_MONOTONIC) - t0;
+        if (r < 0)
+                return worker_fail(w, FAIL_INIT, r, "allocate: %s", rt_interp_last_error(it));
+        w->init_us = acc_clock_us(CLOCK_MONOTONIC) - t0;
+        return 0;
+}
 
-        n_in = rt_interp_input_count(it);
-        n_out = rt_interp_output_count(it);
-        if (job->n_inputs > 0 && job->n_inputs != (size_t) n_in) {
-                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -EINVAL, "%s",
-                                 "the number of validation inputs differs from the model's inputs");
-                goto out;
-        }
-        if (job->n_golden_outputs > 0 && job->n_golden_outputs != (size_t) n_out) {
-                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -EINVAL, "%s",
-                                 "the number of golden outputs differs from the model's outputs");
-                goto out;
-        }
-        /* Inputs: given, generated, or left zero. Kept to re-copy before each run. */
+/* Inputs into w->out.inputs: given, generated, or left zero. Kept to
+ * re-copy before each run. 0 or worker_fail()'s exit code. */
+static int worker_inputs_prepare(worker_t *w, rt_interp_t *it, int32_t n_in) {
+        const Acceld__BenchmarkWorkerJob *job = w->job;
+        int r;
+
         w->out.inputs = calloc((size_t) n_in + 1, sizeof(ProtobufCBinaryData));
         w->out.n_inputs = (size_t) n_in;
-        if (!w->out.inputs) {
-                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
-                goto out;
-        }
+        if (!w->out.inputs)
+                return worker_fail(w, FAIL_INIT, -ENOMEM, "%s", NULL);
         for (int32_t i = 0; i < n_in; i++) {
                 const rt_tensor_t *t = rt_interp_input_tensor(it, i);
                 ProtobufCBinaryData *d = &w->out.inputs[i];
 
                 d->data = calloc(1, t->bytes ? t->bytes : 1);
                 d->len = t->bytes;
-                if (!d->data) {
-                        rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -ENOMEM, "%s", NULL);
-                        goto out;
-                }
+                if (!d->data)
+                        return worker_fail(w, FAIL_INIT, -ENOMEM, "%s", NULL);
                 if (job->n_inputs > 0) {
                         if (job->inputs[i].len != t->bytes) {
                                 char m[160];
 
                                 (void) snprintf(m, sizeof(m), "input %d has %zu bytes, the model needs %zu",
                                                 (int) i, job->inputs[i].len, t->bytes);
-                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, -EINVAL, "%s", m);
-                                goto out;
+                                return worker_fail(w, FAIL_INIT, -EINVAL, "%s", m);
                         }
                         memcpy(d->data, job->inputs[i].data, t->bytes);
                 } else if (job->generate_inputs) {
                         r = daemon_worker_fill_input(t->type, d->data, t->bytes,
                                                      (job->has_seed ? job->seed : 1) * 1000003u + (uint64_t) i);
-                        if (r < 0) {
-                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INITIALIZATION, r, "%s",
-                                                 "cannot generate inputs of this type; give validation inputs");
-                                goto out;
-                        }
+                        if (r < 0)
+                                return worker_fail(w, FAIL_INIT, r, "%s",
+                                                   "cannot generate inputs of this type; give validation inputs");
                 }
         }
+        return 0;
+}
+
+/* The outputs of one invoke, kept. */
+typedef struct worker_outputs {
+        int32_t n;
+        uint8_t **data;
+        size_t *size;
+} worker_outputs_t;
+
+static void worker_outputs_free(worker_outputs_t *o) {
+        if (o->data)
+                for (int32_t i = 0; i < o->n; i++)
+                        free(o->data[i]);
+        free(o->data);
+        free(o->size);
+}
+
+static int worker_outputs_keep(rt_interp_t *it, worker_outputs_t *o) {
+        for (int32_t i = 0; i < o->n; i++) {
+                const rt_tensor_t *t = rt_interp_output_tensor(it, i);
+                const void *p = rt_interp_output_data(it, i);
+
+                o->data[i] = malloc(t->bytes ? t->bytes : 1);
+                if (!o->data[i])
+                        return -ENOMEM;
+                if (p)
+                        memcpy(o->data[i], p, t->bytes);
+                o->size[i] = t->bytes;
+        }
+        return 0;
+}
+
+/* The timed runs, into w->times; the first run's outputs into *first (the
+ * goldens are a fresh interpreter's first invoke: stateful models). 0 or
+ * worker_fail()'s exit code. */
+static int worker_runs(worker_t *w, rt_interp_t *it, uint32_t runs, int32_t n_in, worker_outputs_t *first) {
+        int r;
 
         w->times = calloc(runs, sizeof(int64_t));
-        first_out = calloc((size_t) n_out + 1, sizeof(*first_out));
-        first_size = calloc((size_t) n_out + 1, sizeof(*first_size));
-        if (!w->times || !first_out || !first_size) {
-                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, -ENOMEM, "%s", NULL);
-                goto out;
-        }
+        first->data = calloc((size_t) first->n + 1, sizeof(*first->data));
+        first->size = calloc((size_t) first->n + 1, sizeof(*first->size));
+        if (!w->times || !first->data || !first->size)
+                return worker_fail(w, FAIL_INFERENCE, -ENOMEM, "%s", NULL);
         stage_mark('R');
         for (uint32_t k = 0; k < runs; k++) {
                 int64_t s;
 
                 for (int32_t i = 0; i < n_in; i++) {
                         r = rt_interp_copy_in(it, i, w->out.inputs[i].data, w->out.inputs[i].len);
-                        if (r < 0) {
-                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, r, "input: %s",
-                                                 rt_interp_last_error(it));
-                                goto out;
-                        }
+                        if (r < 0)
+                                return worker_fail(w, FAIL_INFERENCE, r, "input: %s", rt_interp_last_error(it));
                 }
-                s = clock_us(CLOCK_MONOTONIC);
+                s = acc_clock_us(CLOCK_MONOTONIC);
                 r = rt_interp_invoke(it);
-                w->times[k] = clock_us(CLOCK_MONOTONIC) - s;
-                if (r < 0) {
-                        rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, r, "invoke: %s",
-                                         rt_interp_last_error(it));
-                        goto out;
-                }
-                if (k == 0)
-                        /* The goldens are a fresh interpreter's first invoke (stateful models). */
-                        for (int32_t i = 0; i < n_out; i++) {
-                                const rt_tensor_t *t = rt_interp_output_tensor(it, i);
-                                const void *p = rt_interp_output_data(it, i);
-
-                                first_out[i] = malloc(t->bytes ? t->bytes : 1);
-                                if (!first_out[i]) {
-                                        rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, -ENOMEM,
-                                                         "%s", NULL);
-                                        goto out;
-                                }
-                                if (p)
-                                        memcpy(first_out[i], p, t->bytes);
-                                first_size[i] = t->bytes;
-                        }
+                w->times[k] = acc_clock_us(CLOCK_MONOTONIC) - s;
+                if (r < 0)
+                        return worker_fail(w, FAIL_INFERENCE, r, "invoke: %s", rt_interp_last_error(it));
+                if (k == 0 && worker_outputs_keep(it, first) < 0)
+                        return worker_fail(w, FAIL_INFERENCE, -ENOMEM, "%s", NULL);
         }
+        return 0;
+}
 
-        /* The result. */
+/* The accuracy metrics of the first outputs against the goldens (error,
+ * MSE, and KL for probability outputs); clears w->result.ok when one is
+ * beyond its threshold. 0 or worker_fail()'s exit code. */
+static int worker_metrics(worker_t *w, rt_interp_t *it, const worker_outputs_t *first, const bench_thresholds_t *th) {
+        static const char *const names[3] = { "max_absolute_error", "mean_squared_error",
+                                              "symmetric_kl_divergence" };
+        const Acceld__BenchmarkWorkerJob *job = w->job;
+        size_t n_kl = 0;
+
+        for (int k = 0; k < 3; k++) {
+                w->metric_values[k] = calloc((size_t) first->n + 1, sizeof(float));
+                if (!w->metric_values[k])
+                        return worker_fail(w, FAIL_INFERENCE, -ENOMEM, "%s", NULL);
+                tflite__proto__benchmark_metric__init(&w->metrics[k]);
+                w->metrics[k].name = (char *) names[k];
+                w->metrics[k].values = w->metric_values[k];
+                w->metric_ptrs[k] = &w->metrics[k];
+        }
+        for (int32_t i = 0; i < first->n; i++) {
+                const rt_tensor_t *t = rt_interp_output_tensor(it, i);
+                bench_metrics_t m = {};
+
+                if (job->golden_outputs[i].len != first->size[i]) {
+                        m.max_abs_error = INFINITY;
+                        m.mse = INFINITY;
+                        m.ok = false;
+                        (void) snprintf(w->message, sizeof(w->message), "output %d has %zu bytes, the golden %zu",
+                                        (int) i, first->size[i], job->golden_outputs[i].len);
+                } else
+                        (void) bench_metrics_compare(t->type, t->scale, t->zero_point, first->data[i],
+                                                     job->golden_outputs[i].data, first->size[i], tensor_row(t), th,
+                                                     &m);
+                w->metric_values[0][i] = (float) m.max_abs_error;
+                w->metric_values[1][i] = (float) m.mse;
+                if (m.is_probability)
+                        w->metric_values[2][n_kl++] = (float) m.kl;
+                if (!m.ok)
+                        w->result.ok = 0;
+        }
+        w->metrics[0].n_values = w->metrics[1].n_values = (size_t) first->n;
+        w->metrics[2].n_values = n_kl;
+        w->result.metrics = w->metric_ptrs;
+        w->result.n_metrics = n_kl > 0 ? 3 : 2;
+        return 0;
+}
+
+/* The END event: timings, peak memory, ok. */
+static void worker_end_fill(worker_t *w, uint32_t runs) {
+        struct rusage ru;
+
         w->event.has_event_type = 1;
         w->event.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END;
         w->result.n_initialization_time_us = 1;
         w->result.initialization_time_us = &w->init_us;
         w->result.n_inference_time_us = runs;
         w->result.inference_time_us = w->times;
-        {
-                struct rusage ru;
-
-                if (getrusage(RUSAGE_SELF, &ru) == 0) {
-                        w->result.has_max_memory_kb = 1;
-                        w->result.max_memory_kb = (int32_t) ru.ru_maxrss;
-                }
+        if (getrusage(RUSAGE_SELF, &ru) == 0) {
+                w->result.has_max_memory_kb = 1;
+                w->result.max_memory_kb = (int32_t) ru.ru_maxrss;
         }
         w->result.has_ok = 1;
         w->result.ok = 1;
-        if (job->n_golden_outputs > 0) {
-                static const char *const names[3] = { "max_absolute_error", "mean_squared_error",
-                                                      "symmetric_kl_divergence" };
-                size_t n_kl = 0;
+}
 
-                for (int k = 0; k < 3; k++) {
-                        w->metric_values[k] = calloc((size_t) n_out + 1, sizeof(float));
-                        if (!w->metric_values[k]) {
-                                rc = worker_fail(w, TFLITE__PROTO__BENCHMARK_STAGE__INFERENCE, -ENOMEM, "%s", NULL);
-                                goto out;
+/* What goes back besides the event: the inputs and first outputs when the
+ * daemon asked for them (the golden run), else nothing. */
+static void worker_data_attach(worker_t *w, const worker_outputs_t *first) {
+        if (w->job->return_data) {
+                w->out.outputs = calloc((size_t) first->n + 1, sizeof(ProtobufCBinaryData));
+                if (w->out.outputs) {
+                        w->out.n_outputs = (size_t) first->n;
+                        for (int32_t i = 0; i < first->n; i++) {
+                                w->out.outputs[i].data = first->data[i];
+                                w->out.outputs[i].len = first->size[i];
                         }
-                        tflite__proto__benchmark_metric__init(&w->metrics[k]);
-                        w->metrics[k].name = (char *) names[k];
-                        w->metrics[k].values = w->metric_values[k];
-                        w->metric_ptrs[k] = &w->metrics[k];
                 }
-                for (int32_t i = 0; i < n_out; i++) {
-                        const rt_tensor_t *t = rt_interp_output_tensor(it, i);
-                        bench_metrics_t m = {};
+                return;
+        }
+        for (size_t i = 0; i < w->out.n_inputs; i++)
+                free(w->out.inputs[i].data);
+        free(w->out.inputs);
+        w->out.inputs = NULL;
+        w->out.n_inputs = 0;
+}
 
-                        if (job->golden_outputs[i].len != first_size[i]) {
-                                m.max_abs_error = INFINITY;
-                                m.mse = INFINITY;
-                                m.ok = false;
-                                (void) snprintf(w->message, sizeof(w->message),
-                                                "output %d has %zu bytes, the golden %zu", (int) i, first_size[i],
-                                                job->golden_outputs[i].len);
-                        } else
-                                (void) bench_metrics_compare(t->type, t->scale, t->zero_point, first_out[i],
-                                                             job->golden_outputs[i].data, first_size[i],
-                                                             tensor_row(t), &th, &m);
-                        w->metric_values[0][i] = (float) m.max_abs_error;
-                        w->metric_values[1][i] = (float) m.mse;
-                        if (m.is_probability)
-                                w->metric_values[2][n_kl++] = (float) m.kl;
-                        if (!m.ok)
-                                w->result.ok = 0;
-                }
-                w->metrics[0].n_values = w->metrics[1].n_values = (size_t) n_out;
-                w->metrics[2].n_values = n_kl;
-                w->result.metrics = w->metric_ptrs;
-                w->result.n_metrics = n_kl > 0 ? 3 : 2;
+static int worker_run(worker_t *w) {
+        const Acceld__BenchmarkWorkerJob *job = w->job;
+        _cleanup_(rt_model_freep) rt_model_t *model = NULL;
+        _cleanup_(rt_wcache_closep) rt_wcache_t *wcache = NULL;
+        _cleanup_(worker_outputs_free) worker_outputs_t first = { 0 };
+        rt_interp_t *it = NULL;
+        uint32_t runs = job->has_runs && job->runs > 0 ? job->runs : 10;
+        bench_thresholds_t th;
+        int32_t n_in;
+        int rc;
+
+        if (runs > WORKER_RUNS_MAX)
+                runs = WORKER_RUNS_MAX;
+        job_thresholds(job, &th);
+
+        rc = worker_interp_create(w, &model, &wcache, &it);
+        if (rc != 0)
+                goto out;
+        n_in = rt_interp_input_count(it);
+        first.n = rt_interp_output_count(it);
+        if (job->n_inputs > 0 && job->n_inputs != (size_t) n_in) {
+                rc = worker_fail(w, FAIL_INIT, -EINVAL, "%s",
+                                 "the number of validation inputs differs from the model's inputs");
+                goto out;
+        }
+        if (job->n_golden_outputs > 0 && job->n_golden_outputs != (size_t) first.n) {
+                rc = worker_fail(w, FAIL_INIT, -EINVAL, "%s",
+                                 "the number of golden outputs differs from the model's outputs");
+                goto out;
+        }
+        rc = worker_inputs_prepare(w, it, n_in);
+        if (rc == 0)
+                rc = worker_runs(w, it, runs, n_in, &first);
+        if (rc != 0)
+                goto out;
+
+        worker_end_fill(w, runs);
+        if (job->n_golden_outputs > 0) {
+                rc = worker_metrics(w, it, &first, &th);
+                if (rc != 0)
+                        goto out;
         }
         w->event.result = &w->result;
-        if (job->return_data) {
-                w->out.outputs = calloc((size_t) n_out + 1, sizeof(ProtobufCBinaryData));
-                if (w->out.outputs) {
-                        w->out.n_outputs = (size_t) n_out;
-                        for (int32_t i = 0; i < n_out; i++) {
-                                w->out.outputs[i].data = first_out[i];
-                                w->out.outputs[i].len = first_size[i];
-                        }
-                }
-        } else {
-                for (size_t i = 0; i < w->out.n_inputs; i++)
-                        free(w->out.inputs[i].data);
-                free(w->out.inputs);
-                w->out.inputs = NULL;
-                w->out.n_inputs = 0;
-        }
-        r = worker_send(w);
-        rc = r < 0 ? 2 : 0;
+        worker_data_attach(w, &first);
+        rc = worker_send(w) < 0 ? 2 : 0;
 out:
         (void) rt_interp_free(it);
-        if (first_out)
-                for (int32_t i = 0; i < n_out; i++)
-                        free(first_out[i]);
-        free(first_out);
-        free(first_size);
         return rc;
 }
 
@@ -472,7 +476,7 @@ int daemon_worker_main(int argc, char **argv) {
         acceld__benchmark_worker_result__init(&w.out);
         rt_settings_init(&w.settings);
 
-        r = read_all(DAEMON_WORKER_JOB_FD, &buf, &n);
+        r = acc_fd_read(DAEMON_WORKER_JOB_FD, WORKER_JOB_MAX, (void **) &buf, &n);
         if (r < 0) {
                 fprintf(stderr, "acceld worker: cannot read the job: %s\n", strerror(-r));
                 return 2;

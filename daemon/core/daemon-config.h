@@ -46,7 +46,7 @@ typedef struct daemon_config {
         uint64_t shutdown_timeout_ms;
         int log_level;                  /* LOG_EMERG .. LOG_DEBUG */
         int log_target;                 /* daemon_log_target_t */
-        /* Serving (issue 5). */
+        /* Serving. */
         uint64_t worker_threads;        /* per driver queue */
         uint64_t instance_concurrency;  /* executions at once per compiled instance */
         uint64_t max_model_bytes;
@@ -63,7 +63,7 @@ typedef struct daemon_config {
         uint64_t weights_cache_bytes;   /* quota of <state_dir>/weights; 0 = no cache */
         uint64_t batch_max_size;        /* dynamic batching: executions per invoke; 1 = off */
         uint64_t batch_max_delay_us;    /* how long a batch waits to fill */
-        /* Selection (issue 11): largest accepted drop of a setting's recorded
+        /* Selection: largest accepted drop of a setting's recorded
          * accuracy against the reference kernels' (fraction, 0..1). */
         double max_accuracy_drop;
 } daemon_config_t;

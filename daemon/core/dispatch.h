@@ -11,7 +11,7 @@
  *                            and rq->message (or strerror());
  *   DAEMON_REQUEST_DEFERRED  the handler keeps rq and calls
  *                            daemon_request_complete() later on the loop
- *                            thread (worker queues of issue 5).
+ *                            thread (the scheduler's worker queues).
  * A request with no known body case is answered UNSUPPORTED.
  * Loop thread only.
  */

@@ -23,7 +23,7 @@ int daemon_status_handle(daemon_request_t *rq);
  * and GetStatus. */
 void daemon_limits_fill(Acceld__Limits *l, const daemon_config_t *config);
 
-/* serving.c: models, buffers and executions (issue 5). Every handler
+/* serving.c: models, buffers and executions. Every handler
  * defers work that compiles or runs a model to the scheduler. */
 int daemon_prepare_handle(daemon_request_t *rq);
 int daemon_release_handle(daemon_request_t *rq);
@@ -41,7 +41,7 @@ int daemon_supported_ops_handle(daemon_request_t *rq);
  * 11): the inference diff on a worker, client top-K/detection recorded. */
 int daemon_evaluate_handle(daemon_request_t *rq);
 
-/* bench/handlers.c: benchmarks (issue 6, docs/benchmarking.md). RunBenchmark
+/* bench/handlers.c: benchmarks (docs/benchmarking.md). RunBenchmark
  * queues a run and answers its id at once; BenchmarkProgress reports it;
  * the others answer from the storage thread. */
 int daemon_run_benchmark_handle(daemon_request_t *rq);

@@ -22,6 +22,7 @@
 #include "host/host.h"
 #include "plugin.h"
 #include "bench.h"
+#include "storage-owner.h"
 
 typedef struct acceld {
         uv_loop_t loop;
@@ -68,8 +69,10 @@ static void on_drained(daemon_server_t *s) {
         daemon_hosts_kill();
         /* Workers join here; the async handle closes with the loop. */
         daemon_serving_done(&a->serving);
-        /* Benchmark runner (kills a running worker) and storage thread. */
+        /* The benchmark runner (kills a running worker), then the storage
+         * thread everything above used. */
         daemon_bench_done();
+        daemon_storage_stop();
         daemon_hosts_free();
         if (a->signals_open) {
                 a->signals_open = false;
@@ -89,6 +92,42 @@ static void on_signal(uv_signal_t *h, int signum) {
         log_info("%s: stopping, draining %u connection(s)", strsignal(signum), a->server.n_conns);
         daemon_notify_stopping("Shutting down");
         daemon_server_shutdown(&a->server, on_drained);
+}
+
+static void plugin_cb(void *user, const char *path, int error, const char *message) {
+        (void) user;
+        if (error != -EEXIST)
+                (void) log_warning_errno(error, "plugin %s: %s", path, message ? message : "");
+}
+
+/* Plugin drivers from $ACCELD_PLUGIN_DIR, else the build's plugin folder:
+ * in driver hosts when drivers are isolated, else loaded into acceld.
+ * Returns the folder benchmark workers load them from (NULL: none). */
+static const char *plugins_start(const daemon_config_t *config) {
+        const char *dir = getenv("ACCELD_PLUGIN_DIR");
+        int n;
+
+        if (!dir || !dir[0])
+                dir = ACCELD_PLUGIN_DIR;
+        if (config->isolate_drivers != DAEMON_ISOLATE_NONE) {
+                /* Plugins never load into acceld itself, not even on demand. */
+                rt_plugin_autoload_disable();
+                n = daemon_hosts_start(dir, config->max_execution_ms);
+                if (n < 0 && n != -ENOENT)
+                        (void) log_warning_errno(n, "no driver hosts started");
+                if (config->isolate_drivers == DAEMON_ISOLATE_ALL) {
+                        n = daemon_hosts_start_xnnpack();
+                        if (n < 0)
+                                (void) log_warning_errno(n, "XNNPACK stays in acceld");
+                }
+        }
+        if (access(dir, R_OK) < 0)
+                return NULL;
+        /* Isolated plugins are registered as driver-host proxies above;
+         * benchmark workers still load them in their own process. */
+        if (config->isolate_drivers == DAEMON_ISOLATE_NONE)
+                (void) rt_plugin_load_dir(dir, plugin_cb, NULL);
+        return dir;
 }
 
 static int run(acceld_t *a) {
@@ -126,25 +165,16 @@ static int run(acceld_t *a) {
                                        a->config.socket_path ? a->config.socket_path : "(none)");
                 goto out;
         }
-        /* issue 6: benchmarks, only once we own the socket (the start-up scan
-         * must not touch the runs of another acceld on this state directory).
-         * A failure is logged and leaves them unavailable. */
-        if (a->config.isolate_drivers != DAEMON_ISOLATE_NONE) {
-                const char *dir = getenv("ACCELD_PLUGIN_DIR");
-                int n;
+        /* Storage and benchmarks, only once we own the socket (the
+         * benchmark start-up scan must not touch the runs of another acceld
+         * on this state directory). A failure is logged and leaves what
+         * needs them unavailable; the daemon serves on. */
+        {
+                const char *plugin_dir = plugins_start(&a->config);
 
-                /* Plugins never load into acceld itself, not even on demand. */
-                rt_plugin_autoload_disable();
-                n = daemon_hosts_start(dir && dir[0] ? dir : ACCELD_PLUGIN_DIR, a->config.max_execution_ms);
-                if (n < 0 && n != -ENOENT)
-                        (void) log_warning_errno(n, "no driver hosts started");
-                if (a->config.isolate_drivers == DAEMON_ISOLATE_ALL) {
-                        n = daemon_hosts_start_xnnpack();
-                        if (n < 0)
-                                (void) log_warning_errno(n, "XNNPACK stays in acceld");
-                }
+                (void) daemon_storage_start(&a->loop, a->config.state_dir);
+                (void) daemon_bench_init(&a->loop, &a->config, plugin_dir);
         }
-        (void) daemon_bench_init(&a->loop, &a->config);
 
         r = daemon_notify_start(&a->notify, &a->loop);
         if (r < 0) {
@@ -185,7 +215,7 @@ int main(int argc, char **argv) {
         char err[512] = "";
         int r;
 
-        /* issue 6: a benchmark worker child, not the daemon. */
+        /* A benchmark worker child, not the daemon. */
         if (argc > 1 && strcmp(argv[1], DAEMON_WORKER_ARG) == 0)
                 return daemon_worker_main(argc, argv);
         /* A driver-host child: one plugin, out of the daemon's address space. */

@@ -12,7 +12,7 @@
  * is closed once that reply is flushed.
  *
  * Connections are reference counted: requests that complete later (worker
- * queues, issue 5) hold a reference, so a connection closed meanwhile stays
+ * queues) hold a reference, so a connection closed meanwhile stays
  * allocated until its last request is done; its reply is then dropped.
  * The memory is released from the uv_close callback or the last unref,
  * whichever is later.

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "settings.h"
 #include "driver.h"
 #include "fold.h"
@@ -126,12 +127,6 @@ void daemon_hosts_set_deadline(uint64_t deadline_ns) {
         call_deadline_ns = deadline_ns;
 }
 
-static uint64_t mono_ns(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 /* ---- the child ---- */
 
 static void child_exec(const char *exe, int sock, const char *plugin) {
@@ -169,7 +164,7 @@ static void child_exec(const char *exe, int sock, const char *plugin) {
 /* ---- start, death, calls (h->mu held) ---- */
 
 static int host_start(host_t *h, bool wait, char *err, size_t err_size) {
-        uint64_t now = mono_ns();
+        uint64_t now = acc_now_ns();
         int sv[2];
         pid_t pid;
 
@@ -180,7 +175,7 @@ static int host_start(host_t *h, bool wait, char *err, size_t err_size) {
                                        .tv_nsec = (long) ((h->retry_ns - now) % 1000000000ull) };
                 while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                         ;
-                now = mono_ns();
+                now = acc_now_ns();
         }
         if (now < h->retry_ns) {
                 snprintf(err, err_size, "driver %s is restarting after its host died (%s); next try in %llu ms",
@@ -218,7 +213,7 @@ static int host_start(host_t *h, bool wait, char *err, size_t err_size) {
 static int host_died(host_t *h, const char *during, uint64_t killed_after_ms, char *err, size_t err_size) {
         int status = 0;
         char how[96];
-        uint64_t now = mono_ns();
+        uint64_t now = acc_now_ns();
 
         (void) kill(-h->pid, SIGKILL);
         while (waitpid(h->pid, &status, 0) < 0 && errno == EINTR)
@@ -294,7 +289,7 @@ static int host_call(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t 
         r = ipc_send(h->fd, &rq->base, fds, n_fds);
         if (r < 0)
                 return host_died(h, during, 0, err, err_size);
-        deadline = mono_ns() + timeout_ms * 1000000ull;
+        deadline = acc_now_ns() + timeout_ms * 1000000ull;
         for (;;) {
                 const uint8_t *payload;
                 size_t len;
@@ -310,7 +305,7 @@ static int host_call(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t 
                         *ret = m;
                         return 0;
                 }
-                uint64_t now = mono_ns();
+                uint64_t now = acc_now_ns();
                 if (now >= deadline) {
                         r = host_died(h, during, timeout_ms, err, err_size);
                         /* Killed at the request's own deadline: NNAPI's
@@ -492,7 +487,7 @@ static uint64_t timeout_for(uint64_t base, uint64_t deadline_ns) {
         if (!deadline_ns || (call_deadline_ns && call_deadline_ns < deadline_ns))
                 deadline_ns = call_deadline_ns;
         if (deadline_ns) {
-                now = mono_ns();
+                now = acc_now_ns();
                 uint64_t left = deadline_ns > now ? (deadline_ns - now) / 1000000ull + 1 : 1;
                 if (left < t)
                         t = left;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file-read.h"
 #include "bench.h"
 #include "runner.h"
 #include "settings.h"
@@ -16,6 +17,7 @@
 #include "cleanup.h"
 #include "driver.h"
 #include "service.pb-c.h"
+#include "storage-owner.h"
 
 /* Longest record file we read back (a record is a few hundred bytes). */
 #define RECORD_MAX_BYTES (1u << 20)
@@ -39,7 +41,7 @@ int daemon_cache_key(uid_t uid, const void *token, size_t size, char *buf, size_
 }
 
 bool daemon_cache_available(void) {
-        return daemon_bench_store() != NULL;
+        return daemon_storage_thread() != NULL;
 }
 
 void daemon_cache_record_done(daemon_cache_record_t *r) {
@@ -63,7 +65,7 @@ int daemon_cache_record_pack(const daemon_cache_record_t *r, uint8_t **ret, size
         uint8_t *buf;
         size_t size;
 
-        if (!r || !ret || !ret_size || !r->key[0] || !store_sha256_hex_valid(r->model_sha256) || !r->settings_key ||
+        if (!r || !ret || !ret_size || !r->key[0] || !acc_sha256_hex_valid(r->model_sha256) || !r->settings_key ||
             !r->driver || !r->driver_versions || (r->n_parts && (!r->part_drivers || !r->part_nodes)))
                 return -EINVAL;
         parts = calloc(r->n_parts + 1, sizeof(*parts));
@@ -114,7 +116,7 @@ int daemon_cache_record_unpack(const void *data, size_t size, daemon_cache_recor
         if (!m)
                 return -EBADMSG;
         if (!m->has_format || !m->token || !m->model_sha256 || !m->settings_key || !m->driver ||
-            !m->driver_versions || !store_sha256_hex_valid(m->model_sha256) ||
+            !m->driver_versions || !acc_sha256_hex_valid(m->model_sha256) ||
             strlen(m->token) >= sizeof(r.key)) {
                 acceld__cache_record__free_unpacked(m, NULL);
                 return -EBADMSG;
@@ -124,7 +126,7 @@ int daemon_cache_record_unpack(const void *data, size_t size, daemon_cache_recor
                 return -EPROTO;
         }
         memcpy(r.key, m->token, strlen(m->token) + 1);
-        memcpy(r.model_sha256, m->model_sha256, STORE_SHA256_HEX_SIZE);
+        memcpy(r.model_sha256, m->model_sha256, ACC_SHA256_HEX_SIZE);
         if (m->settings.len > 0) {
                 r.settings = malloc(m->settings.len);
                 if (r.settings)
@@ -228,7 +230,7 @@ int daemon_cache_write(const char *key, const daemon_instance_t *inst, char *err
         _cleanup_free_ uint8_t *blob = NULL;
         char versions[1024];
         size_t blob_size = 0;
-        store_thread_t *t = daemon_bench_store();
+        store_thread_t *t = daemon_storage_thread();
         write_call_t c;
         int r;
 
@@ -275,7 +277,7 @@ int daemon_cache_write(const char *key, const daemon_instance_t *inst, char *err
                 .blob_size = blob_size,
                 .what = "queueing the write",
         };
-        r = bench_store_call(t, write_job, &c);
+        r = store_thread_call(t, write_job, &c);
         if (r < 0)
                 (void) snprintf(err, err_size, "cache entry not written: %s: %s", c.what, strerror(-r));
         return r;
@@ -294,39 +296,18 @@ typedef struct load_call {
  * key: only to learn what the entry claims to be; store_cache_get() then
  * checks every byte against the index before any of it is used. */
 static int file_peek(store_db_t *db, const char *key, uint8_t **ret, size_t *ret_size) {
-        char h[STORE_SHA256_HEX_SIZE], path[4096];
+        char h[ACC_SHA256_HEX_SIZE], path[4096];
         _cleanup_close_ int fd = -1;
-        _cleanup_free_ uint8_t *buf = NULL;
-        struct stat st;
-        size_t off = 0;
+        int r;
 
-        store_sha256_hex(key, strlen(key), h);
+        acc_sha256_hex(key, strlen(key), h);
         if (snprintf(path, sizeof(path), "%s/cache/%s.bin", store_db_state_dir(db), h) >= (int) sizeof(path))
                 return -ENAMETOOLONG;
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode) || st.st_size > RECORD_MAX_BYTES)
-                return -EBADMSG;
-        buf = malloc((size_t) st.st_size + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (off < (size_t) st.st_size) {
-                ssize_t n = read(fd, buf + off, (size_t) st.st_size - off);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                off += (size_t) n;
-        }
-        *ret = TAKE_PTR(buf);
-        *ret_size = off;
-        return 0;
+        r = acc_fd_read(fd, RECORD_MAX_BYTES, (void **) ret, ret_size);
+        return r == -EINVAL || r == -EFBIG ? -EBADMSG : r;
 }
 
 static int load_verify(store_db_t *db, load_call_t *c) {
@@ -436,7 +417,7 @@ static int load_job(store_db_t *db, void *userdata) {
 }
 
 int daemon_cache_load(const char *key, daemon_cache_record_t *ret, char *err, size_t err_size) {
-        store_thread_t *t = daemon_bench_store();
+        store_thread_t *t = daemon_storage_thread();
         char why[768] = "";
         load_call_t c = { .key = key, .err = why, .err_size = sizeof(why) };
         int r;
@@ -447,7 +428,7 @@ int daemon_cache_load(const char *key, daemon_cache_record_t *ret, char *err, si
                 (void) snprintf(err, err_size, "the daemon has no compilation cache (no state directory)");
                 return -ENODEV;
         }
-        r = bench_store_call(t, load_job, &c);
+        r = store_thread_call(t, load_job, &c);
         if (r == 0) {
                 *ret = c.rec;
                 return 0;

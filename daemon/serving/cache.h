@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The compilation cache (NNAPI-style cache tokens, issue 5): PrepareModel
+ * The compilation cache (NNAPI-style cache tokens): PrepareModel
  * with a cache_token and a model records what is needed to prepare that
  * model again quickly; PrepareModel with the token alone (NNAPI
  * prepareModelFromCache) prepares from the record. See "Compilation cache"
@@ -49,7 +49,7 @@ bool daemon_cache_available(void);
 
 typedef struct daemon_cache_record {
         char key[DAEMON_CACHE_KEY_SIZE];
-        char model_sha256[STORE_SHA256_HEX_SIZE];
+        char model_sha256[ACC_SHA256_HEX_SIZE];
         uint8_t *settings;              /* owned, serialized TFLiteSettings (may be NULL when size 0) */
         size_t settings_size;
         char *settings_key;             /* owned: rt_settings_key() of the settings */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Evaluate (issue 11): an evaluation stage on the instance a handle uses.
+ * Evaluate: an evaluation stage on the instance a handle uses.
  * The inference diff runs on a worker of the instance's queue with
  * accel_eval's profiler (the instance against the reference path); top-K
  * and detection results computed by the client are recorded as given. Both
@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <math.h>
 
+#include "clock.h"
 #include "eval.h"
 #include "serving-internal.h"
 
@@ -45,11 +46,10 @@ static const char *stage_name(Acceld__EvaluationStage s) {
 
 static int insert_job(store_db_t *db, void *userdata) {
         store_evaluation_t *e = userdata;
-        struct timespec ts;
 
         /* The time the reply carries is the one stored. */
-        if (!e->wallclock_us && clock_gettime(CLOCK_REALTIME, &ts) == 0)
-                e->wallclock_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        if (!e->wallclock_us)
+                e->wallclock_us = acc_clock_us(CLOCK_REALTIME);
         return store_evaluation_insert(db, e, &e->id);
 }
 
@@ -105,7 +105,7 @@ static void evaluate_run(daemon_job_t *job) {
         if (st->stage == ACCELD__EVALUATION_STAGE__EVALUATION_STAGE_INFERENCE_DIFF)
                 r = diff_run(j, st);
         if (r == 0) {
-                r = daemon_store_call(insert_job, &st->record);
+                r = daemon_storage_call(insert_job, &st->record);
                 if (r < 0)
                         (void) snprintf(j->err, sizeof(j->err), "cannot store the evaluation: %s",
                                         r == -ENODEV ? "no state database" : strerror(-r));
@@ -206,7 +206,7 @@ int daemon_evaluate_handle(daemon_request_t *rq) {
         st->stage = in->stage;
         st->runs = in->has_runs ? in->runs : EVALUATE_DEFAULT_RUNS;
         st->seed = in->has_seed ? in->seed : 0;
-        memcpy(st->record.model_sha256, h->instance->model->sha256, STORE_SHA256_HEX_SIZE);
+        memcpy(st->record.model_sha256, h->instance->model->sha256, ACC_SHA256_HEX_SIZE);
         st->record.settings_key = strdup(h->instance->settings_key);
         st->record.stage = strdup(stage);
         st->record.source = strdup(diff ? "acceld" : "client");

@@ -11,19 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cleanup.h"
 #include "models.h"
 #include "host.h"
 #include "quarantine.h"
 
 void (*daemon_models_options_hook)(rt_interp_options_t *o) = NULL;
-
-static uint64_t mono_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
 
 int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned instance_concurrency) {
         *t = (daemon_models_t) {
@@ -155,7 +149,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
                 } else {
                         /* pread, not mmap: a file truncated meanwhile must
                          * not SIGBUS the daemon. */
-                        int r = store_sha256_fd(src->fd, m->size, m->sha256, NULL);
+                        int r = acc_sha256_fd(src->fd, m->size, m->sha256, NULL);
 
                         if (r < 0) {
                                 (void) snprintf(err, err_size, "cannot read the model fd: %s", strerror(-r));
@@ -177,7 +171,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
                 *ret_view = src->bytes;
         }
         if (*ret_view)
-                store_sha256_hex(*ret_view, m->size, m->sha256);
+                acc_sha256_hex(*ret_view, m->size, m->sha256);
         if (src->name) {
                 m->name = strdup(src->name);
                 if (!m->name) {
@@ -197,7 +191,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
  */
 static int model_bytes_own(daemon_model_t *m, const daemon_model_source_t *src, const void *view, char *err,
                            size_t err_size) {
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
 
         if (m->map)
                 return 0;
@@ -219,7 +213,7 @@ static int model_bytes_own(daemon_model_t *m, const daemon_model_source_t *src, 
                 }
                 off += (size_t) n;
         }
-        store_sha256_hex(m->copy, m->size, sha);
+        acc_sha256_hex(m->copy, m->size, sha);
         if (strcmp(sha, m->sha256) != 0) {
                 (void) snprintf(err, err_size, "the model file changed while it was read");
                 return -EINVAL;
@@ -328,7 +322,7 @@ static int instance_compile(daemon_model_t *m, const rt_settings_t *settings, da
         char key[1024];
         daemon_instance_t *i;
         rt_interp_t *it = NULL;
-        uint64_t t0 = mono_us();
+        uint64_t t0 = acc_now_us();
         size_t n;
         int r;
 
@@ -393,7 +387,7 @@ static int instance_compile(daemon_model_t *m, const rt_settings_t *settings, da
         r = pool_push(i, it);
         if (r < 0)
                 goto fail_it;
-        i->compile_us = mono_us() - t0;
+        i->compile_us = acc_now_us() - t0;
         *ret = i;
         return 0;
 fail_it:
@@ -448,7 +442,7 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
         daemon_model_t *m = NULL, *fresh = NULL;
         daemon_instance_t *i = NULL, *found;
         const void *view = NULL;
-        char key[1024], sha[STORE_SHA256_HEX_SIZE];
+        char key[1024], sha[ACC_SHA256_HEX_SIZE];
         int r;
 
         err[0] = '\0';

@@ -46,7 +46,7 @@ typedef struct daemon_model daemon_model_t;
 typedef struct daemon_instance daemon_instance_t;
 
 struct daemon_model {
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         char *name;                     /* may be NULL */
         void *map;                      /* sealed memfd mapping, or NULL */
         size_t map_size;
@@ -179,7 +179,7 @@ int daemon_tensor_info_from(daemon_tensor_info_t *info, const rt_tensor_t *t);
 void daemon_tensor_info_done(daemon_tensor_info_t *info);
 
 typedef struct daemon_model_entry {
-        char sha256[STORE_SHA256_HEX_SIZE];
+        char sha256[ACC_SHA256_HEX_SIZE];
         char name[128];
         uint64_t size;
         unsigned instances;

@@ -174,7 +174,7 @@ static void prepare_run(daemon_job_t *job) {
                         daemon_model_source_t src = { .fd = -1, .name = c.model.name };
                         int fd;
 
-                        r = daemon_store_call(store_find_job, &c);
+                        r = daemon_storage_call(store_find_job, &c);
                         if (r < 0) {
                                 (void) snprintf(j->err, sizeof(j->err), "no model %s %s%s",
                                                 j->src.sha256 ? "with sha256" : "named", c.key,
@@ -213,7 +213,7 @@ static void prepare_run(daemon_job_t *job) {
                         const daemon_model_t *m = inst->model;
                         store_add_call_t c = { .data = m->map ? m->map : m->copy, .size = m->size,
                                                .name = j->src.name, .owner = j->rq->conn->peer.uid };
-                        int k = daemon_store_call(store_add_job, &c);
+                        int k = daemon_storage_call(store_add_job, &c);
 
                         if (k == -EEXIST || k == -EINVAL) {
                                 (void) daemon_instance_unref(&j->sv->models, inst);
@@ -360,7 +360,7 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 /* Digests are stored in lowercase; accept either case. */
                 for (char *c = in->sha256; *c; c++)
                         *c = (char) tolower((unsigned char) *c);
-                if (!store_sha256_hex_valid(in->sha256))
+                if (!acc_sha256_hex_valid(in->sha256))
                         return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 hex digits");
         }
         if (cfg->max_models_per_uid > 0 && ss->usage->prepared >= cfg->max_models_per_uid)

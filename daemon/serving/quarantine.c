@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "models.h"
 #include "cleanup.h"
 #include "driver.h"
@@ -43,12 +44,6 @@ static int insert_job(store_db_t *db, void *userdata) {
         return r < 0 || !a->message ? r : store_event_set_message(db, id, a->message);
 }
 
-static int64_t clock_us(clockid_t id) {
-        struct timespec ts;
-        (void) clock_gettime(id, &ts);
-        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* The hosted driver `s` names, or NULL when it does not name one. */
 static const rt_driver_t *hosted_driver(const rt_settings_t *s) {
         const char *name = rt_settings_driver_name(s);
@@ -67,7 +62,7 @@ int daemon_quarantine_admit(const char *sha256, const rt_settings_t *s, char *wh
                 return 0;
         (void) snprintf(dv, sizeof(dv), "%s=%s", d->name, d->version ? d->version : "");
         q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv };
-        n = daemon_store_call(count_job, &a);
+        n = daemon_storage_call(count_job, &a);
         if (n < QUARANTINE_ERRORS)
                 return 0;   /* includes a store that is unavailable: nothing to go by */
         if (s->fallback_on_compilation_error || s->fallback_on_execution_error) {
@@ -112,9 +107,9 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
         ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR;
         ev.error = &er;
         ev.has_boottime_us = 1;
-        ev.boottime_us = clock_us(CLOCK_BOOTTIME);
+        ev.boottime_us = acc_clock_us(CLOCK_BOOTTIME);
         ev.has_wallclock_us = 1;
-        ev.wallclock_us = clock_us(CLOCK_REALTIME);
+        ev.wallclock_us = acc_clock_us(CLOCK_REALTIME);
         size = tflite__proto__benchmark_event__get_packed_size(&ev);
         blob = malloc(size ? size : 1);
         if (blob) {
@@ -129,7 +124,7 @@ void daemon_quarantine_record(const char *sha256, const rt_settings_t *s, bool d
                                         code, during_prepare ? "prepare" : "execute");
                 q_args_t a = { .sha256 = sha256, .key = key, .driver_version = dv, .blob = blob, .size = size,
                                .message = msg };
-                r = daemon_store_call(insert_job, &a);
+                r = daemon_storage_call(insert_job, &a);
                 if (r < 0 && r != -ENODEV)
                         log_warning("cannot record the failure of driver %s on model %s: %s", d->name, sha256,
                                     strerror(-r));

@@ -95,7 +95,7 @@ struct serving_job {
         /* Compilation cache: the uid-scoped key of the request's token
          * ("" without one); from_cache: no model was sent. */
         char cache_key[DAEMON_CACHE_KEY_SIZE];
-        char cache_sha256[STORE_SHA256_HEX_SIZE];
+        char cache_sha256[ACC_SHA256_HEX_SIZE];
         bool from_cache;
         bool cache_written;
         /* Execute, ResizeInputs: the input shapes to run with. */

@@ -20,6 +20,7 @@
 #include "scheduler.h"
 #include "dispatch.h"
 #include "server.h"
+#include "storage-owner.h"
 
 typedef struct daemon_uid_usage {
         uid_t uid;
@@ -50,10 +51,6 @@ typedef struct daemon_serving {
 /* Set up serving for `s` (hooks into its connection life) on s->loop.
  * 0, -EINVAL (bad allowed_uids/allowed_gids) or -errno. */
 int daemon_serving_init(daemon_serving_t *sv, daemon_server_t *s);
-
-/* fn(db, userdata) on the storage thread, waiting for it (worker threads
- * only, never the loop); -ENODEV without a store. */
-int daemon_store_call(store_job_fn fn, void *userdata);
 
 /* Stop the workers (after the connections drained) and free everything. */
 void daemon_serving_done(daemon_serving_t *sv);

@@ -1,60 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The model store from serving: the loop-to-SQLite bridge, and
- * ListModels / RemoveModel with tenants.
+ * The model store from serving: ListModels / RemoveModel with tenants,
+ * through the daemon's storage owner (core/storage-owner.h).
  */
 #include "serving-internal.h"
-
-/* ---- the model store (storage/, on its own thread) ---- */
-
-/* A store call made from a worker thread: submitted to the storage thread,
- * waited for here. Never called on the loop. */
-typedef struct store_sync {
-        pthread_mutex_t mu;
-        pthread_cond_t cond;
-        bool done;
-        int result;
-        store_job_fn fn;
-        void *userdata;
-} store_sync_t;
-
-static int store_sync_job(store_db_t *db, void *userdata) {
-        store_sync_t *ss = userdata;
-
-        return ss->fn(db, ss->userdata);
-}
-
-static void store_sync_done(int result, void *userdata) {
-        store_sync_t *ss = userdata;
-
-        pthread_mutex_lock(&ss->mu);
-        ss->result = result;
-        ss->done = true;
-        pthread_cond_signal(&ss->cond);
-        pthread_mutex_unlock(&ss->mu);
-}
-
-int daemon_store_call(store_job_fn fn, void *userdata) {
-        store_thread_t *t = daemon_bench_store();
-        store_sync_t ss = { .fn = fn, .userdata = userdata };
-        int r;
-
-        if (!t)
-                return -ENODEV;
-        pthread_mutex_init(&ss.mu, NULL);
-        pthread_cond_init(&ss.cond, NULL);
-        r = store_thread_submit(t, store_sync_job, &ss, store_sync_done);
-        if (r == 0) {
-                pthread_mutex_lock(&ss.mu);
-                while (!ss.done)
-                        pthread_cond_wait(&ss.cond, &ss.mu);
-                pthread_mutex_unlock(&ss.mu);
-                r = ss.result;
-        }
-        pthread_cond_destroy(&ss.cond);
-        pthread_mutex_destroy(&ss.mu);
-        return r;
-}
 
 /* ---- ListModels / RemoveModel ---- */
 
@@ -89,7 +38,7 @@ static void list_run(daemon_job_t *job) {
         }
         res->stored.all = j->rq->conn->operator;
         res->stored.uid = j->rq->conn->peer.uid;
-        r = daemon_store_call(store_list_job, &res->stored);
+        r = daemon_storage_call(store_list_job, &res->stored);
         res->have_store = r == 0;
         if (r < 0 && r != -ENODEV)
                 log_warning("cannot list stored models: %s", strerror(-r));
@@ -228,7 +177,7 @@ static void remove_run(daemon_job_t *job) {
         serving_job_t *j = job->data;
         store_remove_call_t c = { .key = j->src.sha256 ? j->src.sha256 : j->src.name,
                                   .all = j->rq->conn->operator, .uid = j->rq->conn->peer.uid };
-        int r = daemon_store_call(store_remove_job, &c);
+        int r = daemon_storage_call(store_remove_job, &c);
 
         if (r == -ENODEV)
                 (void) snprintf(j->err, sizeof(j->err), "the model store is unavailable");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cleanup.h"
 #include "eval.h"
 #include "image-input.h"
@@ -48,7 +49,7 @@ int eval_classify_run(eval_runner_t *r, const eval_classify_params_t *p, eval_cl
         for (size_t i = 0; i < p->images->n; i++) {
                 const char *path = p->images->v[i];
                 int label = eval_labels_find(p->labels, p->ground_truth->v[i]);
-                uint64_t t0 = eval_now_us(), t1;
+                uint64_t t0 = acc_now_us(), t1;
 
                 if (label < 0) {
                         snprintf(err, err_size, "%s: ground truth '%s' is not one of the model's %zu labels",
@@ -58,14 +59,14 @@ int eval_classify_run(eval_runner_t *r, const eval_classify_params_t *p, eval_cl
                 rc = eval__image_feed(path, &pp, &in, err, err_size);
                 if (rc < 0)
                         return rc;
-                t1 = eval_now_us();
+                t1 = acc_now_us();
                 eval_stats_add(&pre, (double) (t1 - t0));
                 rc = eval_runner_invoke(r);
                 if (rc < 0) {
                         snprintf(err, err_size, "%s: invoke: %s", eval_path_basename(path), eval_runner_last_error(r));
                         return rc;
                 }
-                eval_stats_add(&infer, (double) (eval_now_us() - t1));
+                eval_stats_add(&infer, (double) (acc_now_us() - t1));
                 rc = eval_runner_output(r, 0, &out);
                 if (rc < 0 || eval_tensor_count(&out) != p->labels->n) {
                         snprintf(err, err_size, "output 0 has %zu values for %zu labels",
@@ -75,7 +76,7 @@ int eval_classify_run(eval_runner_t *r, const eval_classify_params_t *p, eval_cl
                 for (size_t c = 0; c < p->labels->n; c++)
                         scores[c] = (float) eval_tensor_value(&out, c);
                 (void) eval_topk_add(&topk, scores, p->labels->n, label);
-                eval_stats_add(&total, (double) (eval_now_us() - t0));
+                eval_stats_add(&total, (double) (acc_now_us() - t0));
                 if (p->on_image) {
                         eval_topk_indices(scores, p->labels->n, k, top);
                         for (int32_t j = 0; j < k; j++)

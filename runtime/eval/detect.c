@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cleanup.h"
 #include "eval.h"
 #include "image-input.h"
@@ -59,7 +60,7 @@ int eval_detect_run(eval_runner_t *r, const eval_detect_params_t *p, eval_detect
                 const char *path = p->images->v[i], *name = eval_path_basename(path);
                 const eval_od_result_t *gt = eval_od_ground_truth_find(p->ground_truth, name);
                 _cleanup_(eval_od_result_done) eval_od_result_t pred = {};
-                uint64_t t0 = eval_now_us(), t1;
+                uint64_t t0 = acc_now_us(), t1;
 
                 if (!gt) {
                         snprintf(err, err_size, "%s: no entry with this image_name in the ground truth", name);
@@ -68,14 +69,14 @@ int eval_detect_run(eval_runner_t *r, const eval_detect_params_t *p, eval_detect
                 rc = eval__image_feed(path, &pp, &in, err, err_size);
                 if (rc < 0)
                         return rc;
-                t1 = eval_now_us();
+                t1 = acc_now_us();
                 eval_stats_add(&pre, (double) (t1 - t0));
                 rc = eval_runner_invoke(r);
                 if (rc < 0) {
                         snprintf(err, err_size, "%s: invoke: %s", name, eval_runner_last_error(r));
                         return rc;
                 }
-                eval_stats_add(&infer, (double) (eval_now_us() - t1));
+                eval_stats_add(&infer, (double) (acc_now_us() - t1));
                 char msg[256] = "";
                 rc = outputs_decode(r, p->class_offset, &pred, msg, sizeof(msg));
                 if (rc < 0) {
@@ -91,7 +92,7 @@ int eval_detect_run(eval_runner_t *r, const eval_detect_params_t *p, eval_detect
                                  rc == -EINVAL ? "a class id is not below num_classes" : strerror(-rc));
                         return rc;
                 }
-                eval_stats_add(&total, (double) (eval_now_us() - t0));
+                eval_stats_add(&total, (double) (acc_now_us() - t0));
                 if (p->on_image) {
                         eval_detect_image_t img = { .path = path, .predicted = &pred, .ground_truth = gt };
                         p->on_image(p->user, i + 1, p->images->n, &img);

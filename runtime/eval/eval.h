@@ -65,9 +65,6 @@ void eval_stats_latency(const eval_stats_t *s, eval_latency_metrics_t *ret);
 /* Accuracy metrics of a series of values (all zero when empty). */
 void eval_stats_accuracy(const eval_stats_t *s, eval_accuracy_metrics_t *ret);
 
-/* CLOCK_MONOTONIC in microseconds. */
-uint64_t eval_now_us(void);
-
 /* ---- images (image.c, image-png.c, image-jpeg.c) ---- */
 
 /* An RGB image: height * width * 3 floats, row-major, channel last,

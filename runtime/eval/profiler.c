@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cleanup.h"
 #include "eval.h"
 
@@ -60,14 +61,14 @@ static int check_inputs(eval_runner_t *ref, eval_runner_t *test, char *err, size
 }
 
 static int invoke_timed(eval_runner_t *r, const char *which, eval_stats_t *lat, char *err, size_t err_size) {
-        uint64_t t0 = eval_now_us();
+        uint64_t t0 = acc_now_us();
         int rc = eval_runner_invoke(r);
 
         if (rc < 0) {
                 snprintf(err, err_size, "%s invoke: %s", which, eval_runner_last_error(r));
                 return rc;
         }
-        eval_stats_add(lat, (double) (eval_now_us() - t0));
+        eval_stats_add(lat, (double) (acc_now_us() - t0));
         return 0;
 }
 
@@ -90,7 +91,7 @@ int eval_profiler_run(eval_runner_t *reference, eval_runner_t *test, int32_t run
 
         eval_rng_seed(&rng, seed);
         for (int32_t run = 0; run < runs; run++) {
-                uint64_t t0 = eval_now_us();
+                uint64_t t0 = acc_now_us();
 
                 for (int32_t i = 0; i < n_in; i++) {
                         eval_tensor_t a, b;
@@ -129,7 +130,7 @@ int eval_profiler_run(eval_runner_t *reference, eval_runner_t *test, int32_t run
                          * value per run, as the seed defines output_errors. */
                         eval_stats_add(&errs[o], e.abs_error.avg_value);
                 }
-                eval_stats_add(&total, (double) (eval_now_us() - t0));
+                eval_stats_add(&total, (double) (acc_now_us() - t0));
                 if (progress)
                         progress(user, (size_t) run + 1, (size_t) runs);
         }

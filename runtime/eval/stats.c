@@ -52,9 +52,3 @@ void eval_stats_accuracy(const eval_stats_t *s, eval_accuracy_metrics_t *ret) {
         ret->avg_value = s->sum / (double) s->count;
         ret->std_deviation = (float) eval_stats_std_deviation(s);
 }
-
-uint64_t eval_now_us(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}

@@ -20,31 +20,6 @@ const char *golden_shared_dir(void) {
         return d;
 }
 
-int golden_file_read(const char *path, void **ret_data, size_t *ret_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        size_t size = (size_t) st.st_size;
-        _cleanup_free_ uint8_t *buf = malloc(size ? size : 1);
-        if (!buf)
-                return -ENOMEM;
-        size_t done = 0;
-        while (done < size) {
-                ssize_t n = read(fd, buf + done, size - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                done += (size_t) n;
-        }
-        *ret_data = TAKE_PTR(buf);
-        *ret_size = size;
-        return 0;
-}
-
 static rt_type_t type_from_name(const char *s) {
         for (int t = 0; t < _RT_TYPE_MAX; t++)
                 if (strcmp(rt_type_name((rt_type_t) t), s) == 0)

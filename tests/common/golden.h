@@ -73,8 +73,6 @@ golden_manifest_t *golden_manifest_free(golden_manifest_t *m);
 /* Find a model by name; NULL if absent. */
 const golden_model_t *golden_manifest_find(const golden_manifest_t *m, const char *name);
 
-/* Read a whole file into a malloc()ed buffer (caller frees). 0 or -errno. */
-int golden_file_read(const char *path, void **ret_data, size_t *ret_size);
 
 typedef struct golden_result {
         bool pass;

@@ -20,6 +20,7 @@
 
 #include <check.h>
 
+#include "file-read.h"
 #include "accel/accel.h"
 #include "cache.h"
 #include "golden.h"
@@ -130,9 +131,9 @@ static bool golden_load(golden_t *gd) {
         }
         gd->g = golden_manifest_find(gd->man, "mobilenet_v1_0.25_224_float");
         ck_assert_ptr_nonnull(gd->g);
-        ck_assert_int_eq(golden_file_read(gd->g->path, &gd->model, &gd->model_size), 0);
-        ck_assert_int_eq(golden_file_read(gd->g->inputs[0].path, &gd->input, &gd->in_size), 0);
-        ck_assert_int_eq(golden_file_read(gd->g->outputs[0].path, &gd->want, &gd->want_size), 0);
+        ck_assert_int_eq(acc_file_read(gd->g->path, &gd->model, &gd->model_size), 0);
+        ck_assert_int_eq(acc_file_read(gd->g->inputs[0].path, &gd->input, &gd->in_size), 0);
+        ck_assert_int_eq(acc_file_read(gd->g->outputs[0].path, &gd->want, &gd->want_size), 0);
         return true;
 }
 
@@ -149,7 +150,7 @@ static void golden_done(golden_t *gd) {
 static void from_cache_golden(client_t *c, const golden_t *gd, const char *token, bool want_shared) {
         Acceld__Response *r, *e;
         golden_result_t res;
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
 
         client_open(c);
         r = prepare(c, NULL, 0, token, NULL);
@@ -157,7 +158,7 @@ static void from_cache_golden(client_t *c, const golden_t *gd, const char *token
         ck_assert(r->prepare_model->has_from_cache && r->prepare_model->from_cache);
         ck_assert(!r->prepare_model->cache_written);
         ck_assert_int_eq(r->prepare_model->shared, want_shared);
-        store_sha256_hex(gd->model, gd->model_size, sha);
+        acc_sha256_hex(gd->model, gd->model_size, sha);
         ck_assert_str_eq(r->prepare_model->sha256, sha);
         /* The recorded settings, not the daemon's default choice. */
         ck_assert_ptr_nonnull(strstr(r->prepare_model->settings_key, "delegate=NONE"));
@@ -174,10 +175,10 @@ static void from_cache_golden(client_t *c, const golden_t *gd, const char *token
 
 /* <state>/cache/<sha256(key)>.bin of `token` for our uid. */
 static void entry_path(const char *token, char *buf, size_t size) {
-        char key[DAEMON_CACHE_KEY_SIZE], h[STORE_SHA256_HEX_SIZE];
+        char key[DAEMON_CACHE_KEY_SIZE], h[ACC_SHA256_HEX_SIZE];
 
         ck_assert_int_eq(daemon_cache_key(getuid(), token, strlen(token), key, sizeof(key)), 0);
-        store_sha256_hex(key, strlen(key), h);
+        acc_sha256_hex(key, strlen(key), h);
         (void) snprintf(buf, size, "%s/cache/%s.bin", d.state, h);
 }
 
@@ -278,9 +279,9 @@ START_TEST(test_cache_token_with_model_writes_entry) {
         ck_assert_int_gt(st.st_size, 0);
         /* The model is in the content-addressed store. */
         {
-                char sha[STORE_SHA256_HEX_SIZE], mp[700];
+                char sha[ACC_SHA256_HEX_SIZE], mp[700];
 
-                store_sha256_hex(gd.model, gd.model_size, sha);
+                acc_sha256_hex(gd.model, gd.model_size, sha);
                 (void) snprintf(mp, sizeof(mp), "%s/models/%s.tflite", d.state, sha);
                 ck_assert_int_eq(stat(mp, &st), 0);
                 ck_assert_uint_eq((uint64_t) st.st_size, gd.model_size);
@@ -363,7 +364,7 @@ static void rewrite_entry(const char *token, void (*edit)(daemon_cache_record_t 
 
         ck_assert_int_eq(daemon_cache_key(getuid(), token, strlen(token), key, sizeof(key)), 0);
         entry_path(token, path, sizeof(path));
-        ck_assert_int_eq(golden_file_read(path, &data, &size), 0);
+        ck_assert_int_eq(acc_file_read(path, &data, &size), 0);
         ck_assert_int_eq(daemon_cache_record_unpack(data, size, &rec), 0);
         free(data);
         edit(&rec);
@@ -427,14 +428,14 @@ END_TEST
 START_TEST(test_cache_changed_model_file_is_stale) {
         golden_t gd;
         client_t a;
-        char sha[STORE_SHA256_HEX_SIZE], mp[700];
+        char sha[ACC_SHA256_HEX_SIZE], mp[700];
 
         if (!golden_load(&gd))
                 return;
         client_open(&a);
         prepare_with_model(&a, gd.model, gd.model_size, "token-7");
         client_close(&a);
-        store_sha256_hex(gd.model, gd.model_size, sha);
+        acc_sha256_hex(gd.model, gd.model_size, sha);
         (void) snprintf(mp, sizeof(mp), "%s/models/%s.tflite", d.state, sha);
         flip_last_byte(mp);
         expect_refused("token-7", "is stale and was removed: model");

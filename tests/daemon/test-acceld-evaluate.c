@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Integration: the Evaluate request of a real acceld (issue 11). The
+ * Integration: the Evaluate request of a real acceld. The
  * inference diff of an XNNPACK instance against the reference kernels is
  * computed by acceld, is seedable and stored; client top-K results are
  * validated and recorded; both are listed through libaccel and `accelctl

@@ -24,6 +24,7 @@
 #include <check.h>
 #include <json-c/json.h>
 
+#include "file-read.h"
 #include "accel/accel.h"
 #include "acceleration.pb-c.h"
 #include "golden.h"
@@ -664,9 +665,9 @@ START_TEST(test_serving_mobilenet_golden_inline_and_shm) {
         }
         g = golden_manifest_find(man, "mobilenet_v1_0.25_224_float");
         ck_assert_ptr_nonnull(g);
-        ck_assert_int_eq(golden_file_read(g->path, &model, &model_size), 0);
-        ck_assert_int_eq(golden_file_read(g->inputs[0].path, &input, &in_size), 0);
-        ck_assert_int_eq(golden_file_read(g->outputs[0].path, &want, &want_size), 0);
+        ck_assert_int_eq(acc_file_read(g->path, &model, &model_size), 0);
+        ck_assert_int_eq(acc_file_read(g->inputs[0].path, &input, &in_size), 0);
+        ck_assert_int_eq(acc_file_read(g->outputs[0].path, &want, &want_size), 0);
         client_open(&c);
         h = prepare_ok(&c, model, model_size, false);
         {

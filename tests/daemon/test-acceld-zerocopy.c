@@ -17,6 +17,7 @@
 
 #include <check.h>
 
+#include "file-read.h"
 #include "accel/accel.h"
 #include "golden.h"
 #include "harness-frames.h"
@@ -70,9 +71,9 @@ static bool golden_load(golden_t *gd) {
         }
         gd->g = golden_manifest_find(gd->man, MODEL);
         ck_assert_ptr_nonnull(gd->g);
-        ck_assert_int_eq(golden_file_read(gd->g->path, &gd->model, &gd->model_size), 0);
-        ck_assert_int_eq(golden_file_read(gd->g->inputs[0].path, &gd->input, &gd->in_size), 0);
-        ck_assert_int_eq(golden_file_read(gd->g->outputs[0].path, &gd->want, &gd->want_size), 0);
+        ck_assert_int_eq(acc_file_read(gd->g->path, &gd->model, &gd->model_size), 0);
+        ck_assert_int_eq(acc_file_read(gd->g->inputs[0].path, &gd->input, &gd->in_size), 0);
+        ck_assert_int_eq(acc_file_read(gd->g->outputs[0].path, &gd->want, &gd->want_size), 0);
         return true;
 }
 

@@ -351,7 +351,7 @@ static void record_accuracy(const char *json, const char *stage, double accuracy
         };
 
         instance_key(json, key, sizeof(key));
-        memcpy(e.model_sha256, sha, STORE_SHA256_HEX_SIZE);
+        memcpy(e.model_sha256, sha, ACC_SHA256_HEX_SIZE);
         ck_assert_int_eq(store_evaluation_insert(db, &e, NULL), 0);
 }
 

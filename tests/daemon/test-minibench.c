@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Integration tests of benchmarks (issue 6): the real acceld with the
+ * Integration tests of benchmarks: the real acceld with the
  * `faulty` plugin, driven through libaccel and accelctl.
  * argv: acceld, accelctl, the faulty plugin (its folder becomes
  * ACCELD_PLUGIN_DIR).

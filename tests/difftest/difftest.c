@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dt.h"
 #include "native.h"
 #include "rt.h"
@@ -559,9 +560,7 @@ static uint64_t seed_mix(uint64_t seed, uint64_t i) {
 }
 
 static double now_s(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + ts.tv_nsec / 1e9;
+        return (double) acc_now_ns() / 1e9;
 }
 
 static void matrix_print(const run_ctx_t *x) {

@@ -42,12 +42,12 @@ START_TEST(test_cache_put_get) {
         ck_assert_str_eq(e.model_sha256, SHA_A);
         ck_assert_str_eq(e.driver, "xnnpack");
         ck_assert_uint_eq(e.size, sizeof(blob));
-        char sum[STORE_SHA256_HEX_SIZE];
-        store_sha256_hex(blob, sizeof(blob), sum);
+        char sum[ACC_SHA256_HEX_SIZE];
+        acc_sha256_hex(blob, sizeof(blob), sum);
         ck_assert_str_eq(e.checksum, sum);
         /* The file is named by the token's hash, inside <state>/cache. */
-        char th[STORE_SHA256_HEX_SIZE], want[4300];
-        store_sha256_hex(k.token, strlen(k.token), th);
+        char th[ACC_SHA256_HEX_SIZE], want[4300];
+        acc_sha256_hex(k.token, strlen(k.token), th);
         snprintf(want, sizeof(want), "%s/cache/%s.bin", test_dir, th);
         ck_assert_str_eq(e.path, want);
         ck_assert(file_exists(want));

@@ -30,7 +30,7 @@ static store_decision_t decision(int pref, const char *key, const char *reason, 
                 .reason = (char *) reason,
                 .driver_versions = (char *) versions,
         };
-        memcpy(d.model_sha256, SHA_A, STORE_SHA256_HEX_SIZE);
+        memcpy(d.model_sha256, SHA_A, ACC_SHA256_HEX_SIZE);
         return d;
 }
 

@@ -31,8 +31,8 @@ static char *read_all(const char *path, size_t *n) {
 
 START_TEST(test_models_add_and_find) {
         store_model_t m;
-        char sha[STORE_SHA256_HEX_SIZE];
-        store_sha256_hex(model_a, sizeof(model_a), sha);
+        char sha[ACC_SHA256_HEX_SIZE];
+        acc_sha256_hex(model_a, sizeof(model_a), sha);
         ck_assert_int_eq(store_model_add(db, model_a, sizeof(model_a), "mobilenet", &m), 0);
         ck_assert_str_eq(m.sha256, sha);
         ck_assert_str_eq(m.name, "mobilenet");

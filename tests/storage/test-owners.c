@@ -69,12 +69,12 @@ START_TEST(test_owners_disown_keeps_shared_bytes) {
 END_TEST
 
 START_TEST(test_owners_event_uid_filter) {
-        char sha[STORE_SHA256_HEX_SIZE];
+        char sha[ACC_SHA256_HEX_SIZE];
         int64_t ids[3];
         size_t size, n = 0;
         store_event_t *v = NULL;
 
-        store_sha256_hex(model_a, sizeof(model_a), sha);
+        acc_sha256_hex(model_a, sizeof(model_a), sha);
         for (int i = 0; i < 3; i++) {
                 uint8_t *blob = event_blob(TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START, 1, 1000 + i, NULL, 0, -1,
                                            &size);

@@ -483,7 +483,7 @@ ACCEL_EXPORT int accel_get_supported_operations(accel_client_t *c, const accel_m
                                                 accel_node_support_t **ret, size_t *ret_n);
 ACCEL_EXPORT void accel_node_support_free(accel_node_support_t *v, size_t n);
 
-/* ---- Benchmarks (issue 6) -------------------------------------------
+/* ---- Benchmarks -------------------------------------------
  *
  *   uint64_t run;
  *   accel_bench_start(c, fd, NULL, NULL, &run);   // generated candidates
@@ -628,7 +628,7 @@ ACCEL_EXPORT int accel_bench_export(accel_client_t *c, const char *model_sha256,
                                     uint8_t ***ret_v, size_t **ret_sizes, size_t *ret_n);
 ACCEL_EXPORT void accel_bench_export_free(uint8_t **v, size_t *sizes, size_t n);
 
-/* ---- evaluation stages on acceld (issue 11, docs/evaluation.md) ----
+/* ---- evaluation stages on acceld (docs/evaluation.md) ----
  *
  * A stage measured on the instance an interpreter was prepared on (the one
  * acceld serves for its settings), stored by acceld under the caller's uid

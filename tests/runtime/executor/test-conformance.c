@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file-read.h"
 #include "cleanup.h"
 #include "driver.h"
 #include "golden.h"
@@ -119,7 +120,7 @@ static void model_check(const golden_model_t *g, const rt_settings_t *settings, 
         for (size_t i = 0; i < g->n_inputs; i++) {
                 _cleanup_free_ void *data = NULL;
                 size_t size = 0;
-                r = golden_file_read(g->inputs[i].path, &data, &size);
+                r = acc_file_read(g->inputs[i].path, &data, &size);
                 ck_assert_msg(r == 0, "%s: cannot read %s: %s", g->name, g->inputs[i].path, strerror(-r));
                 r = rt_interp_copy_in(it, (int32_t) i, data, size);
                 if (r < 0) {
@@ -140,7 +141,7 @@ static void model_check(const golden_model_t *g, const rt_settings_t *settings, 
                 const rt_tensor_t *t = rt_interp_output_tensor(it, (int32_t) i);
                 _cleanup_free_ void *want = NULL;
                 size_t want_size = 0;
-                r = golden_file_read(g->outputs[i].path, &want, &want_size);
+                r = acc_file_read(g->outputs[i].path, &want, &want_size);
                 ck_assert_msg(r == 0, "%s: cannot read %s: %s", g->name, g->outputs[i].path, strerror(-r));
                 size_t have = t->data ? (t->type == RT_TYPE_STRING ? t->bytes : rt_tensor_count(t) * rt_type_size(t->type)) : 0;
                 golden_result_t res;
