@@ -24,7 +24,8 @@ static int hashtable_lookup_prepare(rt_context_t *ctx, rt_node_t *node) {
         if (lookup->type != RT_TYPE_INT32 || keys->type != RT_TYPE_INT32)
                 return rt_ctx_error(ctx, OP ": lookup and keys must be int32, got %s and %s",
                                     rt_type_name(lookup->type), rt_type_name(keys->type));
-        if (values->type != RT_TYPE_FLOAT32 && values->type != RT_TYPE_INT32 && values->type != RT_TYPE_UINT8)
+        /* TFLite copies whole rows of any fixed-size type (int8 and int64 too). */
+        if (rt_type_size(values->type) == 0)
                 return rt_misc__unsupported(ctx, OP, "values", values);
         if (out->type != values->type)
                 return rt_ctx_error(ctx, OP ": output type %s differs from values type %s", rt_type_name(out->type),
