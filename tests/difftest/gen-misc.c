@@ -830,6 +830,385 @@ static int gen_gather_batch(dt_case_t *c, dt_rng_t *r) {
                       TFB_IDS(o), 1, RT_OPTIONS_GATHER, opt, 2);
 }
 
+/* ---- NON_MAX_SUPPRESSION_V4 / V5 ---- */
+
+static int gen_nms(dt_case_t *c, dt_rng_t *r, bool v5) {
+        c->type_name = "float32";
+        int32_t n = (int32_t) dt_int(r, 0, 12);
+        int32_t max_out = (int32_t) dt_int(r, 0, 8);
+        bool grid = dt_chance(r, 0.4); /* boxes on a coarse grid: exact overlaps and equal scores */
+        float *boxes = calloc((size_t) n * 4 + 1, sizeof(float)), *scores = calloc((size_t) n + 1, sizeof(float));
+        if (!boxes || !scores) {
+                free(boxes), free(scores);
+                return -ENOMEM;
+        }
+        for (int32_t i = 0; i < n; i++) {
+                for (int k = 0; k < 2; k++) {
+                        float a = grid ? (float) dt_int(r, 0, 3) : (float) dt_unit(r) * 4;
+                        float b = a + (grid ? (float) dt_int(r, 0, 2) : (float) dt_unit(r) * 2);
+                        if (dt_chance(r, 0.2)) { /* corners in the other order */
+                                float t = a;
+                                a = b, b = t;
+                        }
+                        boxes[i * 4 + k] = a, boxes[i * 4 + k + 2] = b;
+                }
+                scores[i] = grid ? (float) dt_int(r, 0, 4) / 4 : (float) dt_unit(r);
+        }
+        float iou = (float) DT_PICK(r, 0, 1, 2, 3, 4) / 4 + (dt_chance(r, 0.5) ? (float) dt_unit(r) * 0.2f : 0);
+        float sthr = dt_chance(r, 0.3) ? -INFINITY : (float) DT_PICK(r, 0, 1, 2) / 4;
+        if (dt_chance(r, 0.1))
+                sthr = (float) dt_unit(r) - 0.5f;
+        float sigma = v5 && dt_chance(r, 0.5) ? (float) dt_unit(r) * 1.5f : 0;
+        dt_rng_t dummy = { 0 };
+        int32_t bt = dt_input(c, &dummy, F, 2, TFB_DIMS(n, 4), 0, 0, NULL);
+        if (bt >= 0)
+                memcpy(c->in[c->n_in - 1].data, boxes, (size_t) n * 16);
+        int32_t st = dt_input(c, &dummy, F, 1, TFB_DIMS(n), 0, 0, NULL);
+        if (st >= 0)
+                memcpy(c->in[c->n_in - 1].data, scores, (size_t) n * 4);
+        free(boxes), free(scores);
+        bool dyn = dt_chance(r, 0.3);
+        int32_t mt = ints_tensor(c, I32, (const int64_t[]) { max_out }, 1, dyn, 0);
+        int32_t it = dt_const_data(c, F, 0, NULL, &iou, 0, 0);
+        int32_t tt = dt_const_data(c, F, 0, NULL, &sthr, 0, 0);
+        int32_t gt = v5 ? dt_const_data(c, F, 0, NULL, &sigma, 0, 0) : 0;
+        int32_t oi = dt_output(c, I32, 1, TFB_DIMS(max_out), 0, 0);
+        int32_t os = v5 ? dt_output(c, F, 1, TFB_DIMS(max_out), 0, 0) : 0;
+        int32_t ov = dt_output(c, I32, 0, NULL, 0, 0);
+        if (bt < 0 || st < 0 || mt < 0 || it < 0 || tt < 0 || gt < 0 || oi < 0 || os < 0 || ov < 0)
+                return -ENOMEM;
+        dt_desc(c, "n=%d max_output=%d iou=%.9g score_threshold=%.9g sigma=%.9g%s %s", n, max_out, iou, sthr, sigma,
+                grid ? " grid" : "", dyn ? "dynamic" : "const");
+        if (v5)
+                return op_end(c, RT_BUILTIN_NON_MAX_SUPPRESSION_V5, 1, TFB_IDS(bt, st, mt, it, tt, gt), 6,
+                              TFB_IDS(oi, os, ov), 3, RT_OPTIONS_NON_MAX_SUPPRESSION_V5, NULL, 0);
+        return op_end(c, RT_BUILTIN_NON_MAX_SUPPRESSION_V4, 1, TFB_IDS(bt, st, mt, it, tt), 5, TFB_IDS(oi, ov), 2,
+                      RT_OPTIONS_NON_MAX_SUPPRESSION_V4, NULL, 0);
+}
+
+static int gen_nms_v4(dt_case_t *c, dt_rng_t *r) {
+        return gen_nms(c, r, false);
+}
+
+static int gen_nms_v5(dt_case_t *c, dt_rng_t *r) {
+        return gen_nms(c, r, true);
+}
+
+/* ---- resource variables, CALL_ONCE ---- */
+
+static int32_t var_handle(dt_case_t *c, const char *container, const char *name) {
+        int32_t h = dt_tensor(c, RT_TYPE_RESOURCE, 0, NULL, 0, 0);
+        if (h < 0)
+                return h;
+        tfb_option_t opt[] = { TFB_OPT_STRING(0, container), TFB_OPT_STRING(1, name) };
+        int32_t ret = dt_op(c, RT_BUILTIN_VAR_HANDLE, 1, NULL, 0, TFB_IDS(h), 1, RT_OPTIONS_VAR_HANDLE, opt, 2);
+        return ret < 0 ? ret : h;
+}
+
+/* x -> VAR_HANDLE / ASSIGN_VARIABLE -> READ_VARIABLE -> y, with a second
+ * handle to the same or another variable, a second assignment, and
+ * sometimes a read of a variable never assigned. */
+static int gen_variables(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32, I64, I8, U8, B, I16);
+        c->type_name = dt_type_name(t);
+        int32_t s[6], rank = shape_draw(r, 0, 4, s, 0.05);
+        int32_t x = dt_input(c, r, t, rank, s, 0, 0, NULL);
+        int32_t x2 = -1, s2[6], rank2 = rank;
+        memcpy(s2, s, sizeof(s2));
+        int mode = (int) dt_int(r, 0, 3); /* 0 one var, 1 same name twice, 2 two vars, 3 reassign other shape */
+        if (mode == 3)
+                rank2 = shape_draw(r, 0, 3, s2, 0.05);
+        if (mode >= 1)
+                x2 = dt_input(c, r, t, rank2, s2, 0, 0, NULL);
+        bool unassigned = dt_chance(r, 0.05);
+        bool box = dt_chance(r, 0.5);
+        int32_t h1 = var_handle(c, box ? "box" : "", "v");
+        int32_t h2 = mode == 2 ? var_handle(c, "", "w") : mode >= 1 ? var_handle(c, "", "v") : h1;
+        if (x < 0 || (mode >= 1 && x2 < 0) || h1 < 0 || h2 < 0)
+                return -ENOMEM;
+        if (!unassigned && dt_op(c, RT_BUILTIN_ASSIGN_VARIABLE, 1, TFB_IDS(h1, x), 2, NULL, 0,
+                                 RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0) < 0)
+                return -ENOMEM;
+        if (mode >= 1 && dt_op(c, RT_BUILTIN_ASSIGN_VARIABLE, 1, TFB_IDS(h2, x2), 2, NULL, 0,
+                               RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0) < 0)
+                return -ENOMEM;
+        /* The shape of the value read: TFLite 2.9 returns READ_VARIABLE's
+         * output in its declared shape (and overruns it when the variable is
+         * larger), so the model declares the shape it will read. */
+        bool reads_x2 = (mode == 1 || mode == 3) && !box;
+        int32_t y1 = dt_output(c, t, reads_x2 ? rank2 : rank, reads_x2 ? s2 : s, 0, 0);
+        int32_t y2 = mode == 2 ? dt_output(c, t, rank2, s2, 0, 0) : 0;
+        if (y1 < 0 || y2 < 0)
+                return -ENOMEM;
+        if (dt_op(c, RT_BUILTIN_READ_VARIABLE, 1, TFB_IDS(h1), 1, TFB_IDS(y1), 1, RT_OPTIONS_READ_VARIABLE, NULL,
+                  0) < 0)
+                return -ENOMEM;
+        if (mode == 2 && dt_op(c, RT_BUILTIN_READ_VARIABLE, 1, TFB_IDS(h2), 1, TFB_IDS(y2), 1,
+                               RT_OPTIONS_READ_VARIABLE, NULL, 0) < 0)
+                return -ENOMEM;
+        dt_desc(c, "type=%s rank=%d mode=%d%s%s", dt_type_name(t), rank, mode, box ? " container=box" : "",
+                unassigned ? " unassigned" : "");
+        return 0;
+}
+
+/* CALL_ONCE runs a subgraph that assigns a constant to a variable; the main
+ * graph reads it, adds the input, and (sometimes) assigns the sum back. */
+static int gen_call_once(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I32);
+        c->type_name = dt_type_name(t);
+        int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.05);
+        int32_t x = dt_input(c, r, t, rank, s, 0, 0, NULL);
+        int32_t y = dt_output(c, t, rank, s, 0, 0);
+        if (x < 0 || y < 0)
+                return -ENOMEM;
+        int32_t sg = tfb_subgraph_add(c->b, "init");
+        if (sg < 0)
+                return -ENOMEM;
+        dt_fill_t f = { .lo = -3, .hi = 3, .ilo = -9, .ihi = 9 };
+        int32_t k = dt_const(c, r, t, rank, s, 0, 0, &f);
+        int32_t hi = var_handle(c, "", "state");
+        if (k < 0 || hi < 0 || dt_op(c, RT_BUILTIN_ASSIGN_VARIABLE, 1, TFB_IDS(hi, k), 2, NULL, 0,
+                                     RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0) < 0)
+                return -ENOMEM;
+        if (tfb_io(c->b, NULL, 0, NULL, 0) < 0 || tfb_subgraph_select(c->b, 0) < 0)
+                return -ENOMEM;
+        tfb_option_t opt[] = { TFB_OPT_I32(0, sg) };
+        if (dt_op(c, RT_BUILTIN_CALL_ONCE, 1, NULL, 0, NULL, 0, RT_OPTIONS_CALL_ONCE, opt, 1) < 0)
+                return -ENOMEM;
+        int32_t h = var_handle(c, "", "state");
+        int32_t v = dt_tensor(c, t, rank, s, 0, 0);
+        if (h < 0 || v < 0 || dt_op(c, RT_BUILTIN_READ_VARIABLE, 1, TFB_IDS(h), 1, TFB_IDS(v), 1,
+                                    RT_OPTIONS_READ_VARIABLE, NULL, 0) < 0)
+                return -ENOMEM;
+        tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        if (dt_op(c, RT_BUILTIN_ADD, 1, TFB_IDS(v, x), 2, TFB_IDS(y), 1, RT_OPTIONS_ADD, act, 1) < 0)
+                return -ENOMEM;
+        bool twice = dt_chance(r, 0.5);
+        if (twice) { /* a second CALL_ONCE of the same subgraph is a no-op */
+                if (dt_op(c, RT_BUILTIN_CALL_ONCE, 1, NULL, 0, NULL, 0, RT_OPTIONS_CALL_ONCE, opt, 1) < 0)
+                        return -ENOMEM;
+        }
+        dt_desc(c, "type=%s rank=%d%s", dt_type_name(t), rank, twice ? " twice" : "");
+        return 0;
+}
+
+/* ---- IF, WHILE ---- */
+
+/* A subgraph computing out = op(a, b) over tensors of type t, shape s. */
+static int32_t binary_subgraph(dt_case_t *c, const char *name, int32_t code, rt_type_t t, int32_t rank,
+                               const int32_t *s) {
+        int32_t sg = tfb_subgraph_add(c->b, name);
+        if (sg < 0)
+                return sg;
+        int32_t a = dt_tensor(c, t, rank, s, 0, 0), b = dt_tensor(c, t, rank, s, 0, 0);
+        int32_t o = dt_tensor(c, t, rank, s, 0, 0);
+        if (a < 0 || b < 0 || o < 0)
+                return -ENOMEM;
+        int ret;
+        if (code == RT_BUILTIN_ADD || code == RT_BUILTIN_SUB || code == RT_BUILTIN_MUL) {
+                tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+                uint8_t ot = code == RT_BUILTIN_ADD ? RT_OPTIONS_ADD : code == RT_BUILTIN_SUB ? RT_OPTIONS_SUB
+                                                                                              : RT_OPTIONS_MUL;
+                ret = dt_op(c, code, 1, TFB_IDS(a, b), 2, TFB_IDS(o), 1, ot, act, 1);
+        } else {
+                ret = dt_op(c, code, 1, TFB_IDS(a, b), 2, TFB_IDS(o), 1, 0, NULL, 0);
+        }
+        if (ret < 0 || tfb_io(c->b, TFB_IDS(a, b), 2, TFB_IDS(o), 1) < 0)
+                return -ENOMEM;
+        return sg;
+}
+
+static int gen_if(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32);
+        c->type_name = dt_type_name(t);
+        int32_t s[6], rank = shape_draw(r, 0, 4, s, 0.05);
+        int32_t cond_rank = dt_chance(r, 0.1) ? 1 : 0;
+        int32_t cnd = dt_input(c, r, B, cond_rank, TFB_DIMS(1), 0, 0, NULL);
+        int32_t a = dt_input(c, r, t, rank, s, 0, 0, NULL);
+        int32_t b = dt_input(c, r, t, rank, s, 0, 0, NULL);
+        int32_t o = dt_output(c, t, rank, s, 0, 0);
+        if (cnd < 0 || a < 0 || b < 0 || o < 0)
+                return -ENOMEM;
+        static const int32_t codes[] = { RT_BUILTIN_ADD, RT_BUILTIN_SUB, RT_BUILTIN_MUL, RT_BUILTIN_MAXIMUM,
+                                         RT_BUILTIN_MINIMUM };
+        int32_t ct = codes[dt_int(r, 0, 4)], ce = codes[dt_int(r, 0, 4)];
+        int32_t st = binary_subgraph(c, "then", ct, t, rank, s);
+        int32_t se = binary_subgraph(c, "else", ce, t, rank, s);
+        if (st < 0 || se < 0 || tfb_subgraph_select(c->b, 0) < 0)
+                return -ENOMEM;
+        dt_desc(c, "type=%s rank=%d cond_rank=%d then=%d else=%d", dt_type_name(t), rank, cond_rank, ct, ce);
+        tfb_option_t opt[] = { TFB_OPT_I32(0, st), TFB_OPT_I32(1, se) };
+        return op_end(c, RT_BUILTIN_IF, 1, TFB_IDS(cnd, a, b), 3, TFB_IDS(o), 1, RT_OPTIONS_IF, opt, 2);
+}
+
+/* WHILE (i < n): i += 1; acc = op(acc, x). Loop variables (i, n, acc, x);
+ * n is a graph input, so the trip count (0..6) comes from the data. */
+static int gen_while(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32);
+        c->type_name = dt_type_name(t);
+        int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.05);
+        dt_fill_t fi = { .ilo = 0, .ihi = 6 }, fi0 = { .ilo = -2, .ihi = 2 };
+        int32_t i0 = dt_input(c, r, I32, 0, NULL, 0, 0, &fi0);
+        int32_t n0 = dt_input(c, r, I32, 0, NULL, 0, 0, &fi);
+        dt_fill_t fx = { .lo = -2, .hi = 2, .ilo = -5, .ihi = 5 };
+        int32_t acc0 = dt_input(c, r, t, rank, s, 0, 0, &fx);
+        int32_t x0 = dt_input(c, r, t, rank, s, 0, 0, &fx);
+        int32_t oi = dt_output(c, I32, 0, NULL, 0, 0);
+        int32_t on = dt_output(c, I32, 0, NULL, 0, 0);
+        int32_t oacc = dt_output(c, t, rank, s, 0, 0);
+        int32_t ox = dt_output(c, t, rank, s, 0, 0);
+        if (i0 < 0 || n0 < 0 || acc0 < 0 || x0 < 0 || oi < 0 || on < 0 || oacc < 0 || ox < 0)
+                return -ENOMEM;
+        /* cond */
+        int32_t sc = tfb_subgraph_add(c->b, "cond");
+        int32_t ci = dt_tensor(c, I32, 0, NULL, 0, 0), cn = dt_tensor(c, I32, 0, NULL, 0, 0);
+        int32_t ca = dt_tensor(c, t, rank, s, 0, 0), cx = dt_tensor(c, t, rank, s, 0, 0);
+        int32_t cb = dt_tensor(c, B, 0, NULL, 0, 0);
+        if (sc < 0 || ci < 0 || cn < 0 || ca < 0 || cx < 0 || cb < 0 ||
+            dt_op(c, RT_BUILTIN_LESS, 1, TFB_IDS(ci, cn), 2, TFB_IDS(cb), 1, 0, NULL, 0) < 0 ||
+            tfb_io(c->b, TFB_IDS(ci, cn, ca, cx), 4, TFB_IDS(cb), 1) < 0)
+                return -ENOMEM;
+        /* body */
+        static const int32_t codes[] = { RT_BUILTIN_ADD, RT_BUILTIN_SUB, RT_BUILTIN_MUL };
+        int32_t code = codes[dt_int(r, 0, 2)];
+        int32_t sb = tfb_subgraph_add(c->b, "body");
+        int32_t bi = dt_tensor(c, I32, 0, NULL, 0, 0), bn = dt_tensor(c, I32, 0, NULL, 0, 0);
+        int32_t ba = dt_tensor(c, t, rank, s, 0, 0), bx = dt_tensor(c, t, rank, s, 0, 0);
+        int32_t one = 1;
+        int32_t k1 = dt_const_data(c, I32, 0, NULL, &one, 0, 0);
+        int32_t bi2 = dt_tensor(c, I32, 0, NULL, 0, 0), ba2 = dt_tensor(c, t, rank, s, 0, 0);
+        tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        uint8_t ot = code == RT_BUILTIN_ADD ? RT_OPTIONS_ADD : code == RT_BUILTIN_SUB ? RT_OPTIONS_SUB : RT_OPTIONS_MUL;
+        if (sb < 0 || bi < 0 || bn < 0 || ba < 0 || bx < 0 || k1 < 0 || bi2 < 0 || ba2 < 0 ||
+            dt_op(c, RT_BUILTIN_ADD, 1, TFB_IDS(bi, k1), 2, TFB_IDS(bi2), 1, RT_OPTIONS_ADD, act, 1) < 0 ||
+            dt_op(c, code, 1, TFB_IDS(ba, bx), 2, TFB_IDS(ba2), 1, ot, act, 1) < 0 ||
+            tfb_io(c->b, TFB_IDS(bi, bn, ba, bx), 4, TFB_IDS(bi2, bn, ba2, bx), 4) < 0)
+                return -ENOMEM;
+        if (tfb_subgraph_select(c->b, 0) < 0)
+                return -ENOMEM;
+        c->accum = 6;
+        dt_desc(c, "type=%s rank=%d body_op=%d", dt_type_name(t), rank, code);
+        tfb_option_t opt[] = { TFB_OPT_I32(0, sc), TFB_OPT_I32(1, sb) };
+        return op_end(c, RT_BUILTIN_WHILE, 1, TFB_IDS(i0, n0, acc0, x0), 4, TFB_IDS(oi, on, oacc, ox), 4,
+                      RT_OPTIONS_WHILE, opt, 2);
+}
+
+/* ---- RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL ---- */
+
+/* With a non-zero seed TFLite's random ops are deterministic (Philox keyed
+ * by the seeds); both seeds zero draw a fresh seed, which is not drawn here. */
+static int gen_random(dt_case_t *c, dt_rng_t *r) {
+        int kind = (int) dt_int(r, 0, 2);
+        int64_t seed = dt_chance(r, 0.2) ? 0 : dt_int(r, 1, 1000), seed2 = dt_chance(r, 0.3) ? 0 : dt_int(r, -5, 1000);
+        if (seed == 0 && seed2 == 0)
+                seed2 = 7;
+        if (dt_chance(r, 0.05))
+                seed = dt_int(r, INT32_MAX - 5, INT32_MAX) * 4096; /* above 32 bits */
+        tfb_option_t opt[] = { TFB_OPT_I64(0, seed), TFB_OPT_I64(1, seed2) };
+        if (kind < 2) {
+                c->type_name = kind ? "RANDOM_STANDARD_NORMAL" : "RANDOM_UNIFORM";
+                int32_t s[6], rank = shape_draw(r, 0, 4, s, 0.05);
+                int64_t dims[6];
+                for (int32_t i = 0; i < rank; i++)
+                        dims[i] = s[i];
+                rt_type_t st = dt_chance(r, 0.7) ? I32 : I64;
+                bool dyn = dt_chance(r, 0.5);
+                int32_t sh = ints_tensor(c, st, dims, rank, dyn, 1);
+                int32_t o = dt_output(c, F, rank, s, 0, 0);
+                if (sh < 0 || o < 0)
+                        return -ENOMEM;
+                dt_desc(c, "%s shape=%s rank=%d seed=%lld seed2=%lld %s", c->type_name, dt_type_name(st), rank,
+                        (long long) seed, (long long) seed2, dyn ? "dynamic" : "const");
+                return op_end(c, kind ? RT_BUILTIN_RANDOM_STANDARD_NORMAL : RT_BUILTIN_RANDOM_UNIFORM, 1, TFB_IDS(sh),
+                              1, TFB_IDS(o), 1, RT_OPTIONS_RANDOM, opt, 2);
+        }
+        c->type_name = "MULTINOMIAL";
+        int32_t batch = (int32_t) dt_int(r, 1, 3), classes = (int32_t) dt_int(r, 1, 6);
+        int32_t ns = (int32_t) dt_int(r, 0, 8);
+        rt_type_t ot = dt_chance(r, 0.5) ? I64 : I32;
+        dt_fill_t f = { .lo = -3, .hi = 3 };
+        int32_t lg = dt_input(c, r, F, 2, TFB_DIMS(batch, classes), 0, 0, &f);
+        int32_t nt = ints_tensor(c, I32, (const int64_t[]) { ns }, 1, dt_chance(r, 0.5), 0);
+        int32_t o = dt_output(c, ot, 2, TFB_DIMS(batch, ns), 0, 0);
+        if (lg < 0 || nt < 0 || o < 0)
+                return -ENOMEM;
+        dt_desc(c, "MULTINOMIAL batch=%d classes=%d samples=%d out=%s seed=%lld seed2=%lld%s", batch, classes, ns,
+                dt_type_name(ot), (long long) seed, (long long) seed2, c->edges ? " edges" : "");
+        return op_end(c, RT_BUILTIN_MULTINOMIAL, 1, TFB_IDS(lg, nt), 2, TFB_IDS(o), 1, RT_OPTIONS_RANDOM, opt, 2);
+}
+
+/* ---- DENSIFY: a sparse constant (dense rows, CSR columns) densified,
+ * then either output as is or added to an input. ---- */
+
+static int gen_densify(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8);
+        c->type_name = dt_type_name(t);
+        int32_t rows = (int32_t) dt_int(r, 1, 5), cols = (int32_t) dt_int(r, 1, 6);
+        bool transposed = dt_chance(r, 0.3); /* traversal order [1, 0] */
+        int32_t d0 = transposed ? cols : rows, d1 = transposed ? rows : cols;
+        int32_t seg[8], idx[64], nnz = 0;
+        float vals[64];
+        int8_t qvals[64];
+        seg[0] = 0;
+        for (int32_t i = 0; i < d0; i++) {
+                for (int32_t j = 0; j < d1; j++)
+                        if (dt_chance(r, 0.4)) {
+                                idx[nnz] = j;
+                                vals[nnz] = (float) (dt_unit(r) * 4 - 2);
+                                qvals[nnz] = (int8_t) dt_int(r, -128, 127);
+                                nnz++;
+                        }
+                seg[i + 1] = nnz;
+        }
+        int es = (int) DT_PICK(r, 1, 2, 4);
+        uint8_t segb[8 * 4], idxb[64 * 4];
+        for (int32_t i = 0; i <= d0; i++)
+                for (int k = 0; k < es; k++)
+                        segb[i * es + k] = (uint8_t) (seg[i] >> (8 * k));
+        for (int32_t i = 0; i < nnz; i++)
+                for (int k = 0; k < es; k++)
+                        idxb[i * es + k] = (uint8_t) (idx[i] >> (8 * k));
+        rt_dim_metadata_t dm[2] = {
+                { .format = RT_DIM_DENSE, .dense_size = d0 },
+                { .format = RT_DIM_SPARSE_CSR,
+                  .array_segments = { .data = segb, .n = (uint32_t) d0 + 1, .elem_size = (uint8_t) es },
+                  .array_indices = { .data = idxb, .n = (uint32_t) nnz, .elem_size = (uint8_t) es } },
+        };
+        int32_t order[2] = { transposed ? 1 : 0, transposed ? 0 : 1 };
+        rt_sparsity_t sp = { .traversal_order = order, .n_traversal_order = 2, .dim_metadata = dm,
+                             .n_dim_metadata = 2 };
+        int32_t buf = tfb_buffer_add(c->b, t == F ? (const void *) vals : (const void *) qvals,
+                                     (size_t) nnz * dt_type_size(t));
+        if (buf < 0)
+                return -ENOMEM;
+        float q = t == I8 ? dt_scale(r, 1e-2, 1) : 0;
+        int64_t zp = 0;
+        int32_t sparse = tfb_tensor_add(c->b, &(tfb_tensor_t) { .type = t, .rank = 2, .shape = TFB_DIMS(rows, cols),
+                                                                 .buffer = (uint32_t) buf, .n_quant = q > 0 ? 1 : 0,
+                                                                 .scale = &q, .zero_point = &zp, .sparsity = &sp });
+        bool add = t == F && dt_chance(r, 0.5);
+        int32_t dense = add ? dt_tensor(c, t, 2, TFB_DIMS(rows, cols), q, 0) : dt_output(c, t, 2, TFB_DIMS(rows, cols), q, 0);
+        if (sparse < 0 || dense < 0)
+                return -ENOMEM;
+        if (dt_op(c, RT_BUILTIN_DENSIFY, 1, TFB_IDS(sparse), 1, TFB_IDS(dense), 1, RT_OPTIONS_DENSIFY, NULL, 0) < 0)
+                return -ENOMEM;
+        if (add) {
+                int32_t x = dt_input(c, r, F, 2, TFB_DIMS(rows, cols), 0, 0, NULL);
+                int32_t o = dt_output(c, F, 2, TFB_DIMS(rows, cols), 0, 0);
+                tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+                if (x < 0 || o < 0 || dt_op(c, RT_BUILTIN_ADD, 1, TFB_IDS(dense, x), 2, TFB_IDS(o), 1, RT_OPTIONS_ADD,
+                                            act, 1) < 0)
+                        return -ENOMEM;
+        } else {
+                /* A graph needs an input: a dummy one, unused. */
+                if (dt_input(c, r, F, 1, TFB_DIMS(1), 0, 0, NULL) < 0)
+                        return -ENOMEM;
+        }
+        dt_desc(c, "type=%s %dx%d nnz=%d index_bytes=%d order=%s%s", dt_type_name(t), rows, cols, nnz, es,
+                transposed ? "1,0" : "0,1", add ? " +ADD" : "");
+        return 0;
+}
+
 const dt_gen_t dt_gens_misc[] = {
         { "FILL", gen_fill, 1 },
         { "RANGE", gen_range, 1 },
@@ -862,5 +1241,13 @@ const dt_gen_t dt_gens_misc[] = {
         { "EMBEDDING_LOOKUP_SPARSE", gen_embedding_lookup_sparse, 1 },
         { "LOCAL_RESPONSE_NORMALIZATION", gen_lrn, 1 },
         { "GATHER_BATCH_DIMS", gen_gather_batch, 1 },
+        { "NON_MAX_SUPPRESSION_V4", gen_nms_v4, 1 },
+        { "NON_MAX_SUPPRESSION_V5", gen_nms_v5, 1 },
+        { "VARIABLES", gen_variables, 1 },
+        { "CALL_ONCE", gen_call_once, 1 },
+        { "IF", gen_if, 1 },
+        { "WHILE", gen_while, 1 },
+        { "RANDOM", gen_random, 1 },
+        { "DENSIFY", gen_densify, 1 },
 };
 const size_t dt_gens_misc_n = sizeof(dt_gens_misc) / sizeof(dt_gens_misc[0]);
