@@ -485,7 +485,7 @@ static int gen_broadcast_args(dt_case_t *c, dt_rng_t *r) {
         int32_t na = (int32_t) dt_int(r, 0, 5), nb = (int32_t) dt_int(r, 0, 5);
         int64_t a[6], b[6];
         int32_t no = na > nb ? na : nb;
-        bool bad = dt_chance(r, 0.05);
+        bool bad = false; /* incompatible shapes abort TFLite 2.9 */
         for (int32_t i = 0; i < no; i++) {
                 int64_t d = DT_PICK(r, 0, 1, 2, 3, 5);
                 int32_t ia = i - (no - na), ib = i - (no - nb);
