@@ -1209,6 +1209,105 @@ static int gen_densify(dt_case_t *c, dt_rng_t *r) {
         return 0;
 }
 
+/* ---- HASHTABLE, HASHTABLE_IMPORT, HASHTABLE_FIND, HASHTABLE_SIZE ---- */
+
+/* A constant string tensor in TFLite's layout: count, count + 1 offsets
+ * from the buffer start, then the bytes. */
+static int32_t string_const(dt_case_t *c, int32_t rank, const int32_t *shape, const char *const *strs, int32_t n) {
+        size_t total = 4 * ((size_t) n + 2);
+        for (int32_t i = 0; i < n; i++)
+                total += strlen(strs[i]);
+        uint8_t *buf = calloc(1, total);
+        if (!buf)
+                return -ENOMEM;
+        int32_t v = n, off = 4 * (n + 2);
+        memcpy(buf, &v, 4);
+        for (int32_t i = 0; i < n; i++) {
+                memcpy(buf + 4 * (i + 1), &off, 4);
+                memcpy(buf + off, strs[i], strlen(strs[i]));
+                off += (int32_t) strlen(strs[i]);
+        }
+        memcpy(buf + 4 * (n + 1), &off, 4);
+        int32_t b = tfb_buffer_add(c->b, buf, total);
+        free(buf);
+        if (b < 0)
+                return b;
+        return tfb_tensor_add(c->b, &(tfb_tensor_t) { .type = RT_TYPE_STRING, .rank = rank, .shape = shape,
+                                                       .buffer = (uint32_t) b });
+}
+
+static int gen_hashtable(dt_case_t *c, dt_rng_t *r) {
+        static const char *const vocab[] = { "", "a", "b", "ab", "ba", "xyz", "hello world", "\xc3\xa9t\xc3\xa9" };
+        bool skey = dt_chance(r, 0.5); /* string -> int64, else int64 -> string */
+        c->type_name = skey ? "string->int64" : "int64->string";
+        int32_t n = (int32_t) dt_int(r, 0, 6), nq = (int32_t) dt_int(r, 0, 6);
+        bool find_early = dt_chance(r, 0.2), import_twice = dt_chance(r, 0.2);
+        int32_t table_id = (int32_t) dt_int(r, 0, 3);
+        const char *ks[8], *qs[8];
+        for (int32_t i = 0; i < 8; i++)
+                ks[i] = vocab[dt_int(r, 0, 7)], qs[i] = vocab[dt_int(r, 0, 7)];
+        dt_fill_t fk = { .ilo = -3, .ihi = 4 };
+        int32_t keys, vals, query, def, out_t;
+        if (skey) {
+                keys = string_const(c, 1, TFB_DIMS(n), ks, n);
+                vals = dt_input(c, r, I64, 1, TFB_DIMS(n), 0, 0, NULL);
+                query = string_const(c, 1, TFB_DIMS(nq), qs, nq);
+                def = dt_input(c, r, I64, 0, NULL, 0, 0, NULL);
+                out_t = I64;
+        } else {
+                keys = dt_input(c, r, I64, 1, TFB_DIMS(n), 0, 0, &fk);
+                vals = string_const(c, 1, TFB_DIMS(n), ks, n);
+                query = dt_input(c, r, I64, 1, TFB_DIMS(nq), 0, 0, &fk);
+                def = string_const(c, 0, NULL, &qs[7], 1);
+                out_t = RT_TYPE_STRING;
+        }
+        /* String results are not graph outputs (the harness compares
+         * fixed-size elements): a second table maps them back to their
+         * position in vocab, -1 for anything else. */
+        int32_t h = dt_tensor(c, RT_TYPE_RESOURCE, 0, NULL, 0, 0);
+        int32_t found = skey ? dt_output(c, out_t, 1, TFB_DIMS(nq), 0, 0) : dt_tensor(c, out_t, 1, TFB_DIMS(nq), 0, 0);
+        int32_t size = dt_output(c, I64, 1, TFB_DIMS(1), 0, 0);
+        int32_t early = !find_early ? 0 : skey ? dt_output(c, out_t, 1, TFB_DIMS(nq), 0, 0)
+                                               : dt_tensor(c, out_t, 1, TFB_DIMS(nq), 0, 0);
+        if (keys < 0 || vals < 0 || query < 0 || def < 0 || h < 0 || found < 0 || size < 0 || early < 0)
+                return -ENOMEM;
+        tfb_option_t opt[] = { TFB_OPT_I32(0, table_id), TFB_OPT_I8(1, skey ? RT_TYPE_STRING : I64),
+                               TFB_OPT_I8(2, skey ? I64 : RT_TYPE_STRING) };
+        if (dt_op(c, RT_BUILTIN_HASHTABLE, 1, NULL, 0, TFB_IDS(h), 1, RT_OPTIONS_HASHTABLE, opt, 3) < 0)
+                return -ENOMEM;
+        if (find_early && dt_op(c, RT_BUILTIN_HASHTABLE_FIND, 1, TFB_IDS(h, query, def), 3, TFB_IDS(early), 1,
+                                RT_OPTIONS_HASHTABLE_FIND, NULL, 0) < 0)
+                return -ENOMEM;
+        for (int k = 0; k < (import_twice ? 2 : 1); k++)
+                if (dt_op(c, RT_BUILTIN_HASHTABLE_IMPORT, 1, TFB_IDS(h, keys, vals), 3, NULL, 0,
+                          RT_OPTIONS_HASHTABLE_IMPORT, NULL, 0) < 0)
+                        return -ENOMEM;
+        if (dt_op(c, RT_BUILTIN_HASHTABLE_FIND, 1, TFB_IDS(h, query, def), 3, TFB_IDS(found), 1,
+                  RT_OPTIONS_HASHTABLE_FIND, NULL, 0) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_SIZE, 1, TFB_IDS(h), 1, TFB_IDS(size), 1, RT_OPTIONS_HASHTABLE_SIZE, NULL,
+                  0) < 0)
+                return -ENOMEM;
+        for (int k = 0; !skey && k < (find_early ? 2 : 1); k++) {
+                int64_t pos[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, minus1 = -1;
+                int32_t h2 = dt_tensor(c, RT_TYPE_RESOURCE, 0, NULL, 0, 0);
+                int32_t vk = string_const(c, 1, TFB_DIMS(8), vocab, 8);
+                int32_t vv = dt_const_data(c, I64, 1, TFB_DIMS(8), pos, 0, 0);
+                int32_t vd = dt_const_data(c, I64, 0, NULL, &minus1, 0, 0);
+                int32_t o = dt_output(c, I64, 1, TFB_DIMS(nq), 0, 0);
+                tfb_option_t opt2[] = { TFB_OPT_I32(0, 100 + k), TFB_OPT_I8(1, RT_TYPE_STRING), TFB_OPT_I8(2, I64) };
+                if (h2 < 0 || vk < 0 || vv < 0 || vd < 0 || o < 0 ||
+                    dt_op(c, RT_BUILTIN_HASHTABLE, 1, NULL, 0, TFB_IDS(h2), 1, RT_OPTIONS_HASHTABLE, opt2, 3) < 0 ||
+                    dt_op(c, RT_BUILTIN_HASHTABLE_IMPORT, 1, TFB_IDS(h2, vk, vv), 3, NULL, 0,
+                          RT_OPTIONS_HASHTABLE_IMPORT, NULL, 0) < 0 ||
+                    dt_op(c, RT_BUILTIN_HASHTABLE_FIND, 1, TFB_IDS(h2, k ? early : found, vd), 3, TFB_IDS(o), 1,
+                          RT_OPTIONS_HASHTABLE_FIND, NULL, 0) < 0)
+                        return -ENOMEM;
+        }
+        dt_desc(c, "%s n=%d queries=%d table_id=%d%s%s", c->type_name, n, nq, table_id,
+                find_early ? " find_before_import" : "", import_twice ? " import_twice" : "");
+        return 0;
+}
+
 const dt_gen_t dt_gens_misc[] = {
         { "FILL", gen_fill, 1 },
         { "RANGE", gen_range, 1 },
@@ -1249,5 +1348,6 @@ const dt_gen_t dt_gens_misc[] = {
         { "WHILE", gen_while, 1 },
         { "RANDOM", gen_random, 1 },
         { "DENSIFY", gen_densify, 1 },
+        { "HASHTABLE", gen_hashtable, 1 },
 };
 const size_t dt_gens_misc_n = sizeof(dt_gens_misc) / sizeof(dt_gens_misc[0]);
