@@ -1313,6 +1313,79 @@ static int gen_hashtable(dt_case_t *c, dt_rng_t *r) {
         return 0;
 }
 
+/* SKIP_GRAM on a constant sentence; the grams (strings) are looked up in
+ * a string->int64 table holding every 1- to 3-word sequence of the word
+ * set, so that the output compared is their ids (-1: not a clean gram). */
+static int gen_skip_gram(dt_case_t *c, dt_rng_t *r) {
+        static const char *const words[] = { "a", "bb", "c", "dd" };
+        c->type_name = "string";
+        int32_t nw = (int32_t) dt_int(r, 0, 7);
+        char sentence[128] = "";
+        size_t len = 0;
+        if (dt_chance(r, 0.1))
+                sentence[len++] = ' ';
+        for (int32_t i = 0; i < nw; i++) {
+                const char *w = words[dt_int(r, 0, 3)];
+                memcpy(sentence + len, w, strlen(w));
+                len += strlen(w);
+                if (i + 1 < nw || dt_chance(r, 0.1))
+                        sentence[len++] = dt_chance(r, 0.1) ? '\t' : ' ';
+                if (i + 1 < nw && dt_chance(r, 0.1))
+                        sentence[len++] = ' ';
+        }
+        sentence[len] = '\0';
+        int32_t ngram = (int32_t) dt_int(r, 1, 3), skip = (int32_t) dt_int(r, 0, 2);
+        bool all = dt_chance(r, 0.5);
+        const char *sp = sentence;
+        int32_t in = string_const(c, 1, TFB_DIMS(1), &sp, 1);
+        int32_t grams = dt_tensor(c, RT_TYPE_STRING, 1, TFB_DIMS(1), 0, 0);
+        /* vocabulary: 4 + 16 + 64 sequences */
+        static char store[84][12];
+        const char *keys[84];
+        int64_t ids[84];
+        int32_t nk = 0;
+        for (int32_t n = 1; n <= 3; n++) {
+                int32_t total = n == 1 ? 4 : n == 2 ? 16 : 64;
+                for (int32_t k = 0; k < total; k++) {
+                        int32_t v = k;
+                        size_t l = 0;
+                        for (int32_t j = 0; j < n; j++) {
+                                const char *w = words[v % 4];
+                                v /= 4;
+                                if (j)
+                                        store[nk][l++] = ' ';
+                                memcpy(&store[nk][l], w, strlen(w));
+                                l += strlen(w);
+                        }
+                        store[nk][l] = '\0';
+                        keys[nk] = store[nk];
+                        ids[nk] = nk;
+                        nk++;
+                }
+        }
+        int64_t minus1 = -1;
+        int32_t h = dt_tensor(c, RT_TYPE_RESOURCE, 0, NULL, 0, 0);
+        int32_t kt = string_const(c, 1, TFB_DIMS(nk), keys, nk);
+        int32_t vt = dt_const_data(c, I64, 1, TFB_DIMS(nk), ids, 0, 0);
+        int32_t dt = dt_const_data(c, I64, 0, NULL, &minus1, 0, 0);
+        int32_t o = dt_output(c, I64, 1, TFB_DIMS(1), 0, 0);
+        /* A graph needs an input: a dummy one, unused. */
+        int32_t dummy = dt_input(c, r, F, 1, TFB_DIMS(1), 0, 0, NULL);
+        if (in < 0 || grams < 0 || h < 0 || kt < 0 || vt < 0 || dt < 0 || o < 0 || dummy < 0)
+                return -ENOMEM;
+        tfb_option_t opt[] = { TFB_OPT_I32(0, ngram), TFB_OPT_I32(1, skip), TFB_OPT_BOOL(2, all) };
+        tfb_option_t hopt[] = { TFB_OPT_I32(0, 7), TFB_OPT_I8(1, RT_TYPE_STRING), TFB_OPT_I8(2, I64) };
+        if (dt_op(c, RT_BUILTIN_SKIP_GRAM, 1, TFB_IDS(in), 1, TFB_IDS(grams), 1, RT_OPTIONS_SKIP_GRAM, opt, 3) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE, 1, NULL, 0, TFB_IDS(h), 1, RT_OPTIONS_HASHTABLE, hopt, 3) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_IMPORT, 1, TFB_IDS(h, kt, vt), 3, NULL, 0, RT_OPTIONS_HASHTABLE_IMPORT,
+                  NULL, 0) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_FIND, 1, TFB_IDS(h, grams, dt), 3, TFB_IDS(o), 1,
+                  RT_OPTIONS_HASHTABLE_FIND, NULL, 0) < 0)
+                return -ENOMEM;
+        dt_desc(c, "words=%d ngram=%d max_skip=%d all=%d sentence=\"%s\"", nw, ngram, skip, all, sentence);
+        return 0;
+}
+
 const dt_gen_t dt_gens_misc[] = {
         { "FILL", gen_fill, 1 },
         { "RANGE", gen_range, 1 },
@@ -1354,5 +1427,6 @@ const dt_gen_t dt_gens_misc[] = {
         { "RANDOM", gen_random, 1 },
         { "DENSIFY", gen_densify, 1 },
         { "HASHTABLE", gen_hashtable, 1 },
+        { "SKIP_GRAM", gen_skip_gram, 1 },
 };
 const size_t dt_gens_misc_n = sizeof(dt_gens_misc) / sizeof(dt_gens_misc[0]);
