@@ -1015,6 +1015,9 @@ static int32_t binary_subgraph(dt_case_t *c, const char *name, int32_t code, rt_
                 uint8_t ot = code == RT_BUILTIN_ADD ? RT_OPTIONS_ADD : code == RT_BUILTIN_SUB ? RT_OPTIONS_SUB
                                                                                               : RT_OPTIONS_MUL;
                 ret = dt_op(c, code, 1, TFB_IDS(a, b), 2, TFB_IDS(o), 1, ot, act, 1);
+        } else if (code == RT_BUILTIN_CONCATENATION) { /* the branch's output shape differs */
+                tfb_option_t cat[] = { TFB_OPT_I32(0, rank - 1), TFB_OPT_I8(1, RT_ACT_NONE) };
+                ret = dt_op(c, code, 1, TFB_IDS(a, b), 2, TFB_IDS(o), 1, RT_OPTIONS_CONCATENATION, cat, 2);
         } else {
                 ret = dt_op(c, code, 1, TFB_IDS(a, b), 2, TFB_IDS(o), 1, 0, NULL, 0);
         }
@@ -1035,8 +1038,8 @@ static int gen_if(dt_case_t *c, dt_rng_t *r) {
         if (cnd < 0 || a < 0 || b < 0 || o < 0)
                 return -ENOMEM;
         static const int32_t codes[] = { RT_BUILTIN_ADD, RT_BUILTIN_SUB, RT_BUILTIN_MUL, RT_BUILTIN_MAXIMUM,
-                                         RT_BUILTIN_MINIMUM };
-        int32_t ct = codes[dt_int(r, 0, 4)], ce = codes[dt_int(r, 0, 4)];
+                                         RT_BUILTIN_MINIMUM, RT_BUILTIN_CONCATENATION };
+        int32_t ct = codes[dt_int(r, 0, rank > 0 ? 5 : 4)], ce = codes[dt_int(r, 0, rank > 0 ? 5 : 4)];
         int32_t st = binary_subgraph(c, "then", ct, t, rank, s);
         int32_t se = binary_subgraph(c, "else", ce, t, rank, s);
         if (st < 0 || se < 0 || tfb_subgraph_select(c->b, 0) < 0)
@@ -1074,8 +1077,10 @@ static int gen_while(dt_case_t *c, dt_rng_t *r) {
             tfb_io(c->b, TFB_IDS(ci, cn, ca, cx), 4, TFB_IDS(cb), 1) < 0)
                 return -ENOMEM;
         /* body */
-        static const int32_t codes[] = { RT_BUILTIN_ADD, RT_BUILTIN_SUB, RT_BUILTIN_MUL };
-        int32_t code = codes[dt_int(r, 0, 2)];
+        /* CONCATENATION grows acc by x every iteration: loop variables whose
+         * shape changes between iterations. */
+        static const int32_t codes[] = { RT_BUILTIN_ADD, RT_BUILTIN_SUB, RT_BUILTIN_MUL, RT_BUILTIN_CONCATENATION };
+        int32_t code = codes[dt_int(r, 0, rank > 0 ? 3 : 2)];
         int32_t sb = tfb_subgraph_add(c->b, "body");
         int32_t bi = dt_tensor(c, I32, 0, NULL, 0, 0), bn = dt_tensor(c, I32, 0, NULL, 0, 0);
         int32_t ba = dt_tensor(c, t, rank, s, 0, 0), bx = dt_tensor(c, t, rank, s, 0, 0);
@@ -1084,9 +1089,13 @@ static int gen_while(dt_case_t *c, dt_rng_t *r) {
         int32_t bi2 = dt_tensor(c, I32, 0, NULL, 0, 0), ba2 = dt_tensor(c, t, rank, s, 0, 0);
         tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
         uint8_t ot = code == RT_BUILTIN_ADD ? RT_OPTIONS_ADD : code == RT_BUILTIN_SUB ? RT_OPTIONS_SUB : RT_OPTIONS_MUL;
+        tfb_option_t cat[] = { TFB_OPT_I32(0, 0), TFB_OPT_I8(1, RT_ACT_NONE) };
+        if (code == RT_BUILTIN_CONCATENATION)
+                ot = RT_OPTIONS_CONCATENATION;
         if (sb < 0 || bi < 0 || bn < 0 || ba < 0 || bx < 0 || k1 < 0 || bi2 < 0 || ba2 < 0 ||
             dt_op(c, RT_BUILTIN_ADD, 1, TFB_IDS(bi, k1), 2, TFB_IDS(bi2), 1, RT_OPTIONS_ADD, act, 1) < 0 ||
-            dt_op(c, code, 1, TFB_IDS(ba, bx), 2, TFB_IDS(ba2), 1, ot, act, 1) < 0 ||
+            dt_op(c, code, 1, TFB_IDS(ba, bx), 2, TFB_IDS(ba2), 1, ot, code == RT_BUILTIN_CONCATENATION ? cat : act,
+                  code == RT_BUILTIN_CONCATENATION ? 2 : 1) < 0 ||
             tfb_io(c->b, TFB_IDS(bi, bn, ba, bx), 4, TFB_IDS(bi2, bn, ba2, bx), 4) < 0)
                 return -ENOMEM;
         if (tfb_subgraph_select(c->b, 0) < 0)
