@@ -858,6 +858,10 @@ static int gen_nms(dt_case_t *c, dt_rng_t *r, bool v5) {
                         boxes[i * 4 + k] = a, boxes[i * 4 + k + 2] = b;
                 }
                 scores[i] = grid ? (float) dt_int(r, 0, 4) / 4 : (float) dt_unit(r);
+                if (c->edges && dt_chance(r, 0.15)) /* NaN, infinite or negative scores; degenerate boxes */
+                        scores[i] = (float) DT_PICK(r, 0, 1, 2, 3) == 0 ? NAN : dt_chance(r, 0.5) ? INFINITY : -1;
+                if (c->edges && dt_chance(r, 0.1))
+                        boxes[i * 4 + dt_int(r, 0, 3)] = dt_chance(r, 0.5) ? NAN : INFINITY;
         }
         float iou = (float) DT_PICK(r, 0, 1, 2, 3, 4) / 4 + (dt_chance(r, 0.5) ? (float) dt_unit(r) * 0.2f : 0);
         float sthr = dt_chance(r, 0.3) ? -INFINITY : (float) DT_PICK(r, 0, 1, 2) / 4;
@@ -882,8 +886,8 @@ static int gen_nms(dt_case_t *c, dt_rng_t *r, bool v5) {
         int32_t ov = dt_output(c, I32, 0, NULL, 0, 0);
         if (bt < 0 || st < 0 || mt < 0 || it < 0 || tt < 0 || gt < 0 || oi < 0 || os < 0 || ov < 0)
                 return -ENOMEM;
-        dt_desc(c, "n=%d max_output=%d iou=%.9g score_threshold=%.9g sigma=%.9g%s %s", n, max_out, iou, sthr, sigma,
-                grid ? " grid" : "", dyn ? "dynamic" : "const");
+        dt_desc(c, "n=%d max_output=%d iou=%.9g score_threshold=%.9g sigma=%.9g%s %s%s", n, max_out, iou, sthr, sigma,
+                grid ? " grid" : "", dyn ? "dynamic" : "const", c->edges ? " edges" : "");
         if (v5)
                 return op_end(c, RT_BUILTIN_NON_MAX_SUPPRESSION_V5, 1, TFB_IDS(bt, st, mt, it, tt, gt), 6,
                               TFB_IDS(oi, os, ov), 3, RT_OPTIONS_NON_MAX_SUPPRESSION_V5, NULL, 0);
