@@ -1111,6 +1111,71 @@ static int gen_while(dt_case_t *c, dt_rng_t *r) {
                       RT_OPTIONS_WHILE, opt, 2);
 }
 
+/* A stateful loop: acc lives in a resource variable that the WHILE body
+ * reads, combines with x and assigns back; the main graph assigns the
+ * initial value before the loop and reads the result after it (an order
+ * given by the op list only, no data dependency). */
+static int gen_while_variable(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I32);
+        c->type_name = dt_type_name(t);
+        int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.05);
+        dt_fill_t fi = { .ilo = 0, .ihi = 5 }, fx = { .lo = -2, .hi = 2, .ilo = -5, .ihi = 5 };
+        int32_t n0 = dt_input(c, r, I32, 0, NULL, 0, 0, &fi);
+        int32_t acc0 = dt_input(c, r, t, rank, s, 0, 0, &fx);
+        int32_t x0 = dt_input(c, r, t, rank, s, 0, 0, &fx);
+        int32_t zero = 0;
+        int32_t i0 = dt_const_data(c, I32, 0, NULL, &zero, 0, 0);
+        int32_t on = dt_tensor(c, I32, 0, NULL, 0, 0), ox = dt_tensor(c, t, rank, s, 0, 0);
+        int32_t y = dt_output(c, t, rank, s, 0, 0);
+        int32_t cnt = dt_output(c, I32, 0, NULL, 0, 0); /* the final i */
+        if (n0 < 0 || acc0 < 0 || x0 < 0 || i0 < 0 || on < 0 || ox < 0 || y < 0 || cnt < 0)
+                return -ENOMEM;
+        int32_t h = var_handle(c, "", "acc");
+        if (h < 0 || dt_op(c, RT_BUILTIN_ASSIGN_VARIABLE, 1, TFB_IDS(h, acc0), 2, NULL, 0, RT_OPTIONS_ASSIGN_VARIABLE,
+                           NULL, 0) < 0)
+                return -ENOMEM;
+        int32_t code = dt_chance(r, 0.5) ? RT_BUILTIN_ADD : RT_BUILTIN_MUL;
+        /* cond */
+        int32_t sc = tfb_subgraph_add(c->b, "cond");
+        int32_t ci = dt_tensor(c, I32, 0, NULL, 0, 0), cn = dt_tensor(c, I32, 0, NULL, 0, 0);
+        int32_t cx = dt_tensor(c, t, rank, s, 0, 0), cb = dt_tensor(c, B, 0, NULL, 0, 0);
+        if (sc < 0 || ci < 0 || cn < 0 || cx < 0 || cb < 0 ||
+            dt_op(c, RT_BUILTIN_LESS, 1, TFB_IDS(ci, cn), 2, TFB_IDS(cb), 1, 0, NULL, 0) < 0 ||
+            tfb_io(c->b, TFB_IDS(ci, cn, cx), 3, TFB_IDS(cb), 1) < 0)
+                return -ENOMEM;
+        /* body */
+        int32_t sb = tfb_subgraph_add(c->b, "body");
+        int32_t bi = dt_tensor(c, I32, 0, NULL, 0, 0), bn = dt_tensor(c, I32, 0, NULL, 0, 0);
+        int32_t bx = dt_tensor(c, t, rank, s, 0, 0);
+        int32_t one = 1;
+        int32_t k1 = dt_const_data(c, I32, 0, NULL, &one, 0, 0);
+        int32_t bi2 = dt_tensor(c, I32, 0, NULL, 0, 0);
+        int32_t v = dt_tensor(c, t, rank, s, 0, 0), v2 = dt_tensor(c, t, rank, s, 0, 0);
+        tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        int32_t bh = var_handle(c, "", "acc");
+        if (sb < 0 || bi < 0 || bn < 0 || bx < 0 || k1 < 0 || bi2 < 0 || v < 0 || v2 < 0 || bh < 0 ||
+            dt_op(c, RT_BUILTIN_ADD, 1, TFB_IDS(bi, k1), 2, TFB_IDS(bi2), 1, RT_OPTIONS_ADD, act, 1) < 0 ||
+            dt_op(c, RT_BUILTIN_READ_VARIABLE, 1, TFB_IDS(bh), 1, TFB_IDS(v), 1, RT_OPTIONS_READ_VARIABLE, NULL, 0) < 0 ||
+            dt_op(c, code, 1, TFB_IDS(v, bx), 2, TFB_IDS(v2), 1, code == RT_BUILTIN_ADD ? RT_OPTIONS_ADD : RT_OPTIONS_MUL,
+                  act, 1) < 0 ||
+            dt_op(c, RT_BUILTIN_ASSIGN_VARIABLE, 1, TFB_IDS(bh, v2), 2, NULL, 0, RT_OPTIONS_ASSIGN_VARIABLE, NULL,
+                  0) < 0 ||
+            tfb_io(c->b, TFB_IDS(bi, bn, bx), 3, TFB_IDS(bi2, bn, bx), 3) < 0)
+                return -ENOMEM;
+        if (tfb_subgraph_select(c->b, 0) < 0)
+                return -ENOMEM;
+        tfb_option_t opt[] = { TFB_OPT_I32(0, sc), TFB_OPT_I32(1, sb) };
+        if (dt_op(c, RT_BUILTIN_WHILE, 1, TFB_IDS(i0, n0, x0), 3, TFB_IDS(cnt, on, ox), 3, RT_OPTIONS_WHILE, opt, 2) < 0)
+                return -ENOMEM;
+        int32_t h2 = var_handle(c, "", "acc");
+        if (h2 < 0 || dt_op(c, RT_BUILTIN_READ_VARIABLE, 1, TFB_IDS(h2), 1, TFB_IDS(y), 1, RT_OPTIONS_READ_VARIABLE,
+                            NULL, 0) < 0)
+                return -ENOMEM;
+        c->accum = 5;
+        dt_desc(c, "type=%s rank=%d body_op=%d", dt_type_name(t), rank, code);
+        return 0;
+}
+
 /* ---- RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL ---- */
 
 /* With a non-zero seed TFLite's random ops are deterministic (Philox keyed
@@ -1437,6 +1502,7 @@ const dt_gen_t dt_gens_misc[] = {
         { "CALL_ONCE", gen_call_once, 1 },
         { "IF", gen_if, 1 },
         { "WHILE", gen_while, 1 },
+        { "WHILE_VARIABLE", gen_while_variable, 1 },
         { "RANDOM", gen_random, 1 },
         { "DENSIFY", gen_densify, 1 },
         { "HASHTABLE", gen_hashtable, 1 },
