@@ -1464,8 +1464,45 @@ static int gen_skip_gram(dt_case_t *c, dt_rng_t *r) {
         return 0;
 }
 
+/* FILL of a string scalar; the strings are mapped to ids by a
+ * string->int64 table, so that the compared output is fixed-size. */
+static int gen_fill_string(dt_case_t *c, dt_rng_t *r) {
+        static const char *const vocab[] = { "", "a", "bb", "hello world" };
+        c->type_name = "string";
+        int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.1);
+        int64_t dims[6];
+        for (int32_t i = 0; i < rank; i++)
+                dims[i] = s[i];
+        bool dyn = dt_chance(r, 0.5);
+        int32_t k = (int32_t) dt_int(r, 0, 3);
+        int32_t d = ints_tensor(c, dt_chance(r, 0.5) ? I32 : I64, dims, rank, dyn, 1);
+        int32_t v = string_const(c, 0, NULL, &vocab[k], 1);
+        int32_t f = dt_tensor(c, RT_TYPE_STRING, rank, s, 0, 0);
+        int64_t ids[4] = { 0, 1, 2, 3 }, minus1 = -1;
+        int32_t h = dt_tensor(c, RT_TYPE_RESOURCE, 0, NULL, 0, 0);
+        int32_t kt = string_const(c, 1, TFB_DIMS(4), vocab, 4);
+        int32_t vt = dt_const_data(c, I64, 1, TFB_DIMS(4), ids, 0, 0);
+        int32_t dt = dt_const_data(c, I64, 0, NULL, &minus1, 0, 0);
+        int32_t o = dt_output(c, I64, rank, s, 0, 0);
+        if (!dyn && dt_input(c, r, F, 1, TFB_DIMS(1), 0, 0, NULL) < 0) /* a graph needs an input */
+                return -ENOMEM;
+        if (d < 0 || v < 0 || f < 0 || h < 0 || kt < 0 || vt < 0 || dt < 0 || o < 0)
+                return -ENOMEM;
+        tfb_option_t hopt[] = { TFB_OPT_I32(0, 5), TFB_OPT_I8(1, RT_TYPE_STRING), TFB_OPT_I8(2, I64) };
+        if (dt_op(c, RT_BUILTIN_FILL, 3, TFB_IDS(d, v), 2, TFB_IDS(f), 1, 0, NULL, 0) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE, 1, NULL, 0, TFB_IDS(h), 1, RT_OPTIONS_HASHTABLE, hopt, 3) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_IMPORT, 1, TFB_IDS(h, kt, vt), 3, NULL, 0, RT_OPTIONS_HASHTABLE_IMPORT,
+                  NULL, 0) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_FIND, 1, TFB_IDS(h, f, dt), 3, TFB_IDS(o), 1, RT_OPTIONS_HASHTABLE_FIND,
+                  NULL, 0) < 0)
+                return -ENOMEM;
+        dt_desc(c, "rank=%d value=\"%s\" %s", rank, vocab[k], dyn ? "dynamic" : "const");
+        return 0;
+}
+
 const dt_gen_t dt_gens_misc[] = {
         { "FILL", gen_fill, 1 },
+        { "FILL_STRING", gen_fill_string, 1 },
         { "RANGE", gen_range, 1 },
         { "SHAPE", gen_shape, 1 },
         { "RANK", gen_rank, 1 },
