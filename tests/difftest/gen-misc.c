@@ -60,6 +60,8 @@ static int32_t ints_tensor(dt_case_t *c, rt_type_t t, const int64_t *v, int32_t 
         return id;
 }
 
+static int32_t string_const(dt_case_t *c, int32_t rank, const int32_t *shape, const char *const *strs, int32_t n);
+
 /* ---- FILL, RANGE, SHAPE, RANK ---- */
 
 static int gen_fill(dt_case_t *c, dt_rng_t *r) {
@@ -137,11 +139,18 @@ static int gen_shape(dt_case_t *c, dt_rng_t *r) {
         rt_type_t ot = dt_chance(r, 0.5) ? I32 : I64;
         c->type_name = dt_type_name(ot);
         int32_t s[6], rank = shape_draw(r, 0, 6, s, 0.05);
-        int32_t a = dt_input(c, r, t, rank, s, 0, 0, NULL);
+        bool str = dt_count(rank, s) <= 64 && dt_chance(r, 0.1); /* a constant string tensor */
+        const char *strs[64];
+        for (int i = 0; i < 64; i++)
+                strs[i] = i % 3 ? "x" : "";
+        int32_t a = str ? string_const(c, rank, s, strs, (int32_t) dt_count(rank, s))
+                        : dt_input(c, r, t, rank, s, 0, 0, NULL);
+        if (str && dt_input(c, r, F, 1, TFB_DIMS(1), 0, 0, NULL) < 0) /* a graph needs an input */
+                return -ENOMEM;
         int32_t o = dt_output(c, ot, 1, TFB_DIMS(rank), 0, 0);
         if (a < 0 || o < 0)
                 return -ENOMEM;
-        dt_desc(c, "in=%s out=%s rank=%d", dt_type_name(t), dt_type_name(ot), rank);
+        dt_desc(c, "in=%s out=%s rank=%d", str ? "string" : dt_type_name(t), dt_type_name(ot), rank);
         tfb_option_t opt[] = { TFB_OPT_I8(0, ot) };
         return op_end(c, RT_BUILTIN_SHAPE, 1, TFB_IDS(a), 1, TFB_IDS(o), 1, RT_OPTIONS_SHAPE, opt, 1);
 }
@@ -1500,6 +1509,46 @@ static int gen_fill_string(dt_case_t *c, dt_rng_t *r) {
         return 0;
 }
 
+/* HASHTABLE_LOOKUP with string values; the strings found go through a
+ * string->int64 table (a miss gives "", which is in the table too). */
+static int gen_hashtable_lookup_string(dt_case_t *c, dt_rng_t *r) {
+        static const char *const vocab[] = { "", "a", "bb", "ccc", "hello world", "z" };
+        c->type_name = "string";
+        int32_t nk = (int32_t) dt_int(r, 1, 6), nl = (int32_t) dt_int(r, 0, 8);
+        int64_t keys[8];
+        int64_t k = dt_int(r, -5, 0);
+        const char *vals[8];
+        for (int32_t i = 0; i < nk; i++) {
+                keys[i] = k;
+                k += dt_int(r, 1, 3);
+                vals[i] = vocab[dt_int(r, 0, 5)];
+        }
+        dt_fill_t fl = { .ilo = -6, .ihi = 12 };
+        int32_t lk = dt_input(c, r, I32, 1, TFB_DIMS(nl), 0, 0, &fl);
+        int32_t kt = ints_tensor(c, I32, keys, nk, dt_chance(r, 0.3), 1);
+        int32_t v = string_const(c, 1, TFB_DIMS(nk), vals, nk);
+        int32_t found = dt_tensor(c, RT_TYPE_STRING, 1, TFB_DIMS(nl), 0, 0);
+        int32_t hits = dt_output(c, U8, 1, TFB_DIMS(nl), 0, 0);
+        int64_t ids[6] = { 0, 1, 2, 3, 4, 5 }, minus1 = -1;
+        int32_t h = dt_tensor(c, RT_TYPE_RESOURCE, 0, NULL, 0, 0);
+        int32_t vk = string_const(c, 1, TFB_DIMS(6), vocab, 6);
+        int32_t vv = dt_const_data(c, I64, 1, TFB_DIMS(6), ids, 0, 0);
+        int32_t vd = dt_const_data(c, I64, 0, NULL, &minus1, 0, 0);
+        int32_t o = dt_output(c, I64, 1, TFB_DIMS(nl), 0, 0);
+        if (lk < 0 || kt < 0 || v < 0 || found < 0 || hits < 0 || h < 0 || vk < 0 || vv < 0 || vd < 0 || o < 0)
+                return -ENOMEM;
+        tfb_option_t hopt[] = { TFB_OPT_I32(0, 3), TFB_OPT_I8(1, RT_TYPE_STRING), TFB_OPT_I8(2, I64) };
+        if (dt_op(c, RT_BUILTIN_HASHTABLE_LOOKUP, 1, TFB_IDS(lk, kt, v), 3, TFB_IDS(found, hits), 2, 0, NULL, 0) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE, 1, NULL, 0, TFB_IDS(h), 1, RT_OPTIONS_HASHTABLE, hopt, 3) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_IMPORT, 1, TFB_IDS(h, vk, vv), 3, NULL, 0, RT_OPTIONS_HASHTABLE_IMPORT,
+                  NULL, 0) < 0 ||
+            dt_op(c, RT_BUILTIN_HASHTABLE_FIND, 1, TFB_IDS(h, found, vd), 3, TFB_IDS(o), 1, RT_OPTIONS_HASHTABLE_FIND,
+                  NULL, 0) < 0)
+                return -ENOMEM;
+        dt_desc(c, "keys=%d lookups=%d", nk, nl);
+        return 0;
+}
+
 const dt_gen_t dt_gens_misc[] = {
         { "FILL", gen_fill, 1 },
         { "FILL_STRING", gen_fill_string, 1 },
@@ -1529,6 +1578,7 @@ const dt_gen_t dt_gens_misc[] = {
         { "REVERSE_SEQUENCE", gen_reverse_sequence, 1 },
         { "FAKE_QUANT", gen_fake_quant, 1 },
         { "HASHTABLE_LOOKUP", gen_hashtable_lookup, 1 },
+        { "HASHTABLE_LOOKUP_STRING", gen_hashtable_lookup_string, 1 },
         { "EMBEDDING_LOOKUP", gen_embedding_lookup, 1 },
         { "EMBEDDING_LOOKUP_SPARSE", gen_embedding_lookup_sparse, 1 },
         { "LOCAL_RESPONSE_NORMALIZATION", gen_lrn, 1 },
