@@ -1237,18 +1237,25 @@ static int gen_densify(dt_case_t *c, dt_rng_t *r) {
         c->type_name = dt_type_name(t);
         int32_t rows = (int32_t) dt_int(r, 1, 5), cols = (int32_t) dt_int(r, 1, 6);
         bool transposed = dt_chance(r, 0.3); /* traversal order [1, 0] */
-        int32_t d0 = transposed ? cols : rows, d1 = transposed ? rows : cols;
-        int32_t seg[8], idx[64], nnz = 0;
-        float vals[64];
-        int8_t qvals[64];
+        /* Block sparsity (br x bc blocks, block_map [0, 1], 4 dim metadata
+         * entries: dense block rows, CSR block columns, dense br, dense bc). */
+        bool block = !transposed && dt_chance(r, 0.4);
+        int32_t br = block ? (int32_t) dt_int(r, 1, 2) : 1, bc = block ? (int32_t) DT_PICK(r, 1, 2, 4) : 1;
+        if (block)
+                rows = br * (int32_t) dt_int(r, 1, 3), cols = bc * (int32_t) dt_int(r, 1, 3);
+        int32_t d0 = transposed ? cols : rows / br, d1 = transposed ? rows : cols / bc;
+        int32_t seg[8], idx[64], nnz = 0, nv = 0;
+        float vals[128];
+        int8_t qvals[128];
         seg[0] = 0;
         for (int32_t i = 0; i < d0; i++) {
                 for (int32_t j = 0; j < d1; j++)
                         if (dt_chance(r, 0.4)) {
-                                idx[nnz] = j;
-                                vals[nnz] = (float) (dt_unit(r) * 4 - 2);
-                                qvals[nnz] = (int8_t) dt_int(r, -128, 127);
-                                nnz++;
+                                idx[nnz++] = j;
+                                for (int32_t k = 0; k < br * bc; k++, nv++) {
+                                        vals[nv] = (float) (dt_unit(r) * 4 - 2);
+                                        qvals[nv] = (int8_t) dt_int(r, -128, 127);
+                                }
                         }
                 seg[i + 1] = nnz;
         }
@@ -1260,17 +1267,21 @@ static int gen_densify(dt_case_t *c, dt_rng_t *r) {
         for (int32_t i = 0; i < nnz; i++)
                 for (int k = 0; k < es; k++)
                         idxb[i * es + k] = (uint8_t) (idx[i] >> (8 * k));
-        rt_dim_metadata_t dm[2] = {
+        rt_dim_metadata_t dm[4] = {
                 { .format = RT_DIM_DENSE, .dense_size = d0 },
                 { .format = RT_DIM_SPARSE_CSR,
                   .array_segments = { .data = segb, .n = (uint32_t) d0 + 1, .elem_size = (uint8_t) es },
                   .array_indices = { .data = idxb, .n = (uint32_t) nnz, .elem_size = (uint8_t) es } },
+                { .format = RT_DIM_DENSE, .dense_size = br },
+                { .format = RT_DIM_DENSE, .dense_size = bc },
         };
-        int32_t order[2] = { transposed ? 1 : 0, transposed ? 0 : 1 };
-        rt_sparsity_t sp = { .traversal_order = order, .n_traversal_order = 2, .dim_metadata = dm,
-                             .n_dim_metadata = 2 };
+        int32_t order[4] = { transposed ? 1 : 0, transposed ? 0 : 1, 2, 3 };
+        int32_t bmap[2] = { 0, 1 };
+        rt_sparsity_t sp = { .traversal_order = order, .n_traversal_order = block ? 4 : 2,
+                             .block_map = block ? bmap : NULL, .n_block_map = block ? 2 : 0, .dim_metadata = dm,
+                             .n_dim_metadata = block ? 4 : 2 };
         int32_t buf = tfb_buffer_add(c->b, t == F ? (const void *) vals : (const void *) qvals,
-                                     (size_t) nnz * dt_type_size(t));
+                                     (size_t) nv * dt_type_size(t));
         if (buf < 0)
                 return -ENOMEM;
         float q = t == I8 ? dt_scale(r, 1e-2, 1) : 0;
@@ -1296,8 +1307,8 @@ static int gen_densify(dt_case_t *c, dt_rng_t *r) {
                 if (dt_input(c, r, F, 1, TFB_DIMS(1), 0, 0, NULL) < 0)
                         return -ENOMEM;
         }
-        dt_desc(c, "type=%s %dx%d nnz=%d index_bytes=%d order=%s%s", dt_type_name(t), rows, cols, nnz, es,
-                transposed ? "1,0" : "0,1", add ? " +ADD" : "");
+        dt_desc(c, "type=%s %dx%d block=%dx%d nnz=%d index_bytes=%d order=%s%s", dt_type_name(t), rows, cols, br, bc,
+                nnz, es, transposed ? "1,0" : "0,1", add ? " +ADD" : "");
         return 0;
 }
 
