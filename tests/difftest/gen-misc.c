@@ -644,7 +644,7 @@ static int gen_reverse_sequence(dt_case_t *c, dt_rng_t *r) {
                       RT_OPTIONS_REVERSE_SEQUENCE, opt, 2);
 }
 
-/* ---- FAKE_QUANT, HASHTABLE_LOOKUP, EMBEDDING_LOOKUP(_SPARSE), LRN, GATHER batch_dims ---- */
+/* ---- FAKE_QUANT, HASHTABLE_LOOKUP, EMBEDDING_LOOKUP_SPARSE, LRN, GATHER batch_dims ---- */
 
 static int gen_fake_quant(dt_case_t *c, dt_rng_t *r) {
         c->type_name = "float32";
@@ -694,34 +694,6 @@ static int gen_hashtable_lookup(dt_case_t *c, dt_rng_t *r) {
                 return -ENOMEM;
         dt_desc(c, "type=%s keys=%d lookups=%d value_rank=%d", dt_type_name(t), nk, nl, vrank);
         return op_end(c, RT_BUILTIN_HASHTABLE_LOOKUP, 1, TFB_IDS(lk, kt, v), 3, TFB_IDS(o, h), 2, 0, NULL, 0);
-}
-
-static int gen_embedding_lookup(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, U8, I8);
-        c->type_name = dt_type_name(t);
-        int32_t vs[6], vrank = shape_draw(r, 2, 4, vs, 0.0);
-        int32_t nl = (int32_t) dt_int(r, 0, 6);
-        dt_fill_t fl = { .ilo = 0, .ihi = vs[0] - 1 };
-        if (vs[0] == 1)
-                fl = (dt_fill_t) { .ilo = 0, .ihi = 0 };
-        int32_t lk = dt_input(c, r, I32, 1, TFB_DIMS(nl), 0, 0, &fl);
-        if (vs[0] == 1)
-                memset(c->in[0].data, 0, c->in[0].bytes);
-        float q = 0;
-        int32_t zp = 0;
-        if (t != F)
-                q = dt_scale(r, 1e-3, 1), zp = t == I8 ? 0 : (int32_t) dt_int(r, 0, 255);
-        /* Quantized values with a float output: the hybrid form. */
-        int32_t v = dt_input(c, r, t, vrank, vs, q, zp, NULL);
-        int32_t os[6];
-        memcpy(os, vs, sizeof(os));
-        os[0] = nl;
-        int32_t o = dt_output(c, F, vrank, os, 0, 0);
-        if (lk < 0 || v < 0 || o < 0)
-                return -ENOMEM;
-        c->accum = 1;
-        dt_desc(c, "type=%s lookups=%d value_rank=%d", dt_type_name(t), nl, vrank);
-        return op_end(c, RT_BUILTIN_EMBEDDING_LOOKUP, t == I8 ? 2 : 1, TFB_IDS(lk, v), 2, TFB_IDS(o), 1, 0, NULL, 0);
 }
 
 static int gen_embedding_lookup_sparse(dt_case_t *c, dt_rng_t *r) {
@@ -1590,7 +1562,6 @@ const dt_gen_t dt_gens_misc[] = {
         { "FAKE_QUANT", gen_fake_quant, 1 },
         { "HASHTABLE_LOOKUP", gen_hashtable_lookup, 1 },
         { "HASHTABLE_LOOKUP_STRING", gen_hashtable_lookup_string, 1 },
-        { "EMBEDDING_LOOKUP", gen_embedding_lookup, 1 },
         { "EMBEDDING_LOOKUP_SPARSE", gen_embedding_lookup_sparse, 1 },
         { "LOCAL_RESPONSE_NORMALIZATION", gen_lrn, 1 },
         { "GATHER_BATCH_DIMS", gen_gather_batch, 1 },
