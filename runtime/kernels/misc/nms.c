@@ -82,19 +82,30 @@ static void heap_pop(cand_t *h, size_t len) {
 
 /* ---- IoU ---- */
 
+/* std::min / std::max: with NaN they return their first argument, where
+ * fminf / fmaxf drop the NaN (TFLite's IoU of a box with a NaN corner is
+ * NaN, which neither suppresses nor keeps the candidate). */
+static inline float std_min(float a, float b) {
+        return b < a ? b : a;
+}
+
+static inline float std_max(float a, float b) {
+        return a < b ? b : a;
+}
+
 static float iou_of(const float *boxes, int32_t i, int32_t j) {
         const float *a = boxes + (size_t) i * 4, *b = boxes + (size_t) j * 4;
-        const float ay0 = fminf(a[0], a[2]), ay1 = fmaxf(a[0], a[2]);
-        const float ax0 = fminf(a[1], a[3]), ax1 = fmaxf(a[1], a[3]);
-        const float by0 = fminf(b[0], b[2]), by1 = fmaxf(b[0], b[2]);
-        const float bx0 = fminf(b[1], b[3]), bx1 = fmaxf(b[1], b[3]);
+        const float ay0 = std_min(a[0], a[2]), ay1 = std_max(a[0], a[2]);
+        const float ax0 = std_min(a[1], a[3]), ax1 = std_max(a[1], a[3]);
+        const float by0 = std_min(b[0], b[2]), by1 = std_max(b[0], b[2]);
+        const float bx0 = std_min(b[1], b[3]), bx1 = std_max(b[1], b[3]);
         const float area_a = (ay1 - ay0) * (ax1 - ax0);
         const float area_b = (by1 - by0) * (bx1 - bx0);
         if (area_a <= 0.0f || area_b <= 0.0f)
                 return 0.0f;
-        const float iy0 = fmaxf(ay0, by0), iy1 = fminf(ay1, by1);
-        const float ix0 = fmaxf(ax0, bx0), ix1 = fminf(ax1, bx1);
-        const float inter = fmaxf(iy1 - iy0, 0.0f) * fmaxf(ix1 - ix0, 0.0f);
+        const float iy0 = std_max(ay0, by0), iy1 = std_min(ay1, by1);
+        const float ix0 = std_max(ax0, bx0), ix1 = std_min(ax1, bx1);
+        const float inter = std_max(iy1 - iy0, 0.0f) * std_max(ix1 - ix0, 0.0f);
         const float uni = area_a + area_b - inter;
         if (uni == 0.0f)
                 return 0.0f;

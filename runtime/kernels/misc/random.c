@@ -111,8 +111,11 @@ static const char *op_name(const rt_node_t *node) {
 static int random_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
         rt_random_params_t *p = ret_params;
         (void) ctx;
-        p->seed = fbt_i64(node->options, 0, 0);
-        p->seed2 = fbt_i64(node->options, 1, 0);
+        /* TFLite 2.9 keeps the seeds in the int fields of TfLiteRandomParams:
+         * the file's 64-bit values are cut to their low 32 bits and
+         * sign-extended again when they key the generator. */
+        p->seed = (int32_t) (uint32_t) fbt_i64(node->options, 0, 0);
+        p->seed2 = (int32_t) (uint32_t) fbt_i64(node->options, 1, 0);
         return 0;
 }
 

@@ -3,7 +3,8 @@
  * TOPK_V2: TFLite topk_v2.cc. For every row along the last axis, the k
  * largest values in descending order (output 0) and their positions in
  * the row (output 1, int32). Equal values keep their order in the row
- * (the lower index first), as TFLite's TopContainer orders them. k comes
+ * (the lower index first), as TFLite's TopContainer orders them; rows
+ * with NaN come out as TopContainer leaves them (see tc_row). k comes
  * from an int32 input holding one value, 0 <= k <= the row length; when it
  * is not a model constant the outputs are dynamic.
  */
@@ -75,28 +76,21 @@ static int topk_prepare(rt_context_t *ctx, rt_node_t *node) {
         return r < 0 ? r : rt_ctx_resize(ctx, node, 1, in->rank, dims);
 }
 
-typedef struct entry {
-        int64_t i;
-        float f;
-        int32_t pos;
-} entry_t;
-
-/* Descending by value, ascending by position among equals. */
-static int cmp_int(const void *a, const void *b) {
-        const entry_t *x = a, *y = b;
-        if (x->i != y->i)
-                return x->i > y->i ? -1 : 1;
-        return x->pos < y->pos ? -1 : (x->pos > y->pos);
-}
-
-static int cmp_float(const void *a, const void *b) {
-        const entry_t *x = a, *y = b;
-        if (x->f > y->f)
-                return -1;
-        if (x->f < y->f)
-                return 1;
-        return x->pos < y->pos ? -1 : (x->pos > y->pos);
-}
+/*
+ * TFLite's TopContainer, step for step: its comparator (a before b when
+ * value[b] < value[a], else when not value[b] > value[a] and a < b) is not
+ * a strict weak order once NaN is in the row, so the result depends on the
+ * exact algorithm: libstdc++'s make_heap / pop_heap / sort_heap and, when
+ * k covers the whole row, std::sort (introsort, threshold 16). Without NaN
+ * every algorithm gives the same answer. The unguarded scans of libstdc++
+ * are bounded here, which changes nothing where TFLite stays in bounds.
+ */
+typedef struct topc {
+        const rt_tensor_t *in;
+        size_t base; /* row offset in the input */
+        bool is_float;
+        int32_t *v;  /* container_ */
+} topc_t;
 
 static int64_t int_at(const rt_tensor_t *t, size_t i) {
         switch (t->type) {
@@ -106,6 +100,176 @@ static int64_t int_at(const rt_tensor_t *t, size_t i) {
         case RT_TYPE_INT32: return ((const int32_t *) t->data)[i];
         default: return ((const int64_t *) t->data)[i];
         }
+}
+
+static bool tc_less(const topc_t *c, int32_t a, int32_t b) {
+        if (c->is_float) {
+                const float *x = (const float *) c->in->data + c->base;
+                if (x[b] < x[a])
+                        return true;
+                if (x[b] > x[a])
+                        return false;
+        } else {
+                int64_t xa = int_at(c->in, c->base + (size_t) a), xb = int_at(c->in, c->base + (size_t) b);
+                if (xb != xa)
+                        return xb < xa;
+        }
+        return a < b;
+}
+
+static void tc_push_heap(const topc_t *c, int32_t *f, ptrdiff_t hole, ptrdiff_t top, int32_t value) {
+        ptrdiff_t parent = (hole - 1) / 2;
+        while (hole > top && tc_less(c, f[parent], value)) {
+                f[hole] = f[parent];
+                hole = parent;
+                parent = (hole - 1) / 2;
+        }
+        f[hole] = value;
+}
+
+static void tc_adjust_heap(const topc_t *c, int32_t *f, ptrdiff_t hole, ptrdiff_t len, int32_t value) {
+        const ptrdiff_t top = hole;
+        ptrdiff_t child = hole;
+        while (child < (len - 1) / 2) {
+                child = 2 * (child + 1);
+                if (tc_less(c, f[child], f[child - 1]))
+                        child--;
+                f[hole] = f[child];
+                hole = child;
+        }
+        if ((len & 1) == 0 && child == (len - 2) / 2) {
+                child = 2 * (child + 1);
+                f[hole] = f[child - 1];
+                hole = child - 1;
+        }
+        tc_push_heap(c, f, hole, top, value);
+}
+
+static void tc_make_heap(const topc_t *c, int32_t *f, ptrdiff_t len) {
+        if (len < 2)
+                return;
+        for (ptrdiff_t parent = (len - 2) / 2;; parent--) {
+                tc_adjust_heap(c, f, parent, len, f[parent]);
+                if (parent == 0)
+                        return;
+        }
+}
+
+/* std::__pop_heap(first, last, result). */
+static void tc_pop_heap_to(const topc_t *c, int32_t *f, ptrdiff_t len, int32_t *result) {
+        int32_t value = *result;
+        *result = f[0];
+        tc_adjust_heap(c, f, 0, len, value);
+}
+
+static void tc_pop_heap(const topc_t *c, int32_t *f, ptrdiff_t len) {
+        if (len > 1)
+                tc_pop_heap_to(c, f, len - 1, &f[len - 1]);
+}
+
+static void tc_sort_heap(const topc_t *c, int32_t *f, ptrdiff_t len) {
+        while (len > 1) {
+                len--;
+                tc_pop_heap_to(c, f, len, &f[len]);
+        }
+}
+
+static void tc_swap(int32_t *a, int32_t *b) {
+        int32_t t = *a;
+        *a = *b, *b = t;
+}
+
+static void tc_insertion_sort(const topc_t *c, int32_t *f, ptrdiff_t lo, ptrdiff_t hi, bool guarded) {
+        for (ptrdiff_t i = lo + (guarded ? 1 : 0); i < hi; i++) {
+                int32_t val = f[i];
+                if (guarded && tc_less(c, val, f[lo])) {
+                        memmove(&f[lo + 1], &f[lo], sizeof(*f) * (size_t) (i - lo));
+                        f[lo] = val;
+                        continue;
+                }
+                ptrdiff_t j = i;
+                while (j > 0 && tc_less(c, val, f[j - 1])) {
+                        f[j] = f[j - 1];
+                        j--;
+                }
+                f[j] = val;
+        }
+}
+
+static void tc_introsort(const topc_t *c, int32_t *f, ptrdiff_t lo, ptrdiff_t hi, int depth) {
+        while (hi - lo > 16) {
+                if (depth == 0) { /* std::partial_sort(lo, hi, hi) */
+                        tc_make_heap(c, f + lo, hi - lo);
+                        tc_sort_heap(c, f + lo, hi - lo);
+                        return;
+                }
+                depth--;
+                ptrdiff_t mid = lo + (hi - lo) / 2, a = lo + 1, b = mid, cc = hi - 1;
+                if (tc_less(c, f[a], f[b])) {
+                        if (tc_less(c, f[b], f[cc]))
+                                tc_swap(&f[lo], &f[b]);
+                        else if (tc_less(c, f[a], f[cc]))
+                                tc_swap(&f[lo], &f[cc]);
+                        else
+                                tc_swap(&f[lo], &f[a]);
+                } else if (tc_less(c, f[a], f[cc])) {
+                        tc_swap(&f[lo], &f[a]);
+                } else if (tc_less(c, f[b], f[cc])) {
+                        tc_swap(&f[lo], &f[cc]);
+                } else {
+                        tc_swap(&f[lo], &f[b]);
+                }
+                ptrdiff_t first = lo + 1, last = hi;
+                for (;;) {
+                        while (first < hi - 1 && tc_less(c, f[first], f[lo]))
+                                first++;
+                        last--;
+                        while (last > lo && tc_less(c, f[lo], f[last]))
+                                last--;
+                        if (!(first < last))
+                                break;
+                        tc_swap(&f[first], &f[last]);
+                        first++;
+                }
+                tc_introsort(c, f, first, hi, depth);
+                hi = first;
+        }
+}
+
+static void tc_sort(const topc_t *c, int32_t *f, ptrdiff_t n) {
+        if (n < 2)
+                return;
+        int lg = 0;
+        while ((n >> (lg + 1)) > 0)
+                lg++;
+        tc_introsort(c, f, 0, n, 2 * lg);
+        if (n > 16) {
+                tc_insertion_sort(c, f, 0, 16, true);
+                tc_insertion_sort(c, f, 16, n, false);
+        } else {
+                tc_insertion_sort(c, f, 0, n, true);
+        }
+}
+
+/* One row: the k best positions into c->v[0..k). */
+static void tc_row(topc_t *c, int32_t n, int32_t k) {
+        ptrdiff_t size = 0;
+        for (int32_t a = 0; a < n; a++) {
+                if (size <= k) {
+                        c->v[size++] = a;
+                        if (size == (ptrdiff_t) k + 1) {
+                                tc_make_heap(c, c->v, size);
+                                tc_pop_heap(c, c->v, size);
+                        }
+                } else if (tc_less(c, a, c->v[0])) {
+                        c->v[size - 1] = a;
+                        tc_pop_heap(c, c->v, size);
+                }
+        }
+        if (size <= k)
+                tc_sort(c, c->v, size);
+        else
+                tc_sort_heap(c, c->v, size - 1);
 }
 
 static int topk_invoke(rt_context_t *ctx, rt_node_t *node) {
@@ -129,24 +293,18 @@ static int topk_invoke(rt_context_t *ctx, rt_node_t *node) {
         }
         const size_t n = (size_t) in->dims[in->rank - 1];
         const size_t rows = n > 0 ? rt_tensor_count(in) / n : 0;
-        const bool is_float = in->type == RT_TYPE_FLOAT32;
         const size_t es = rt_type_size(in->type);
-        _cleanup_free_ entry_t *e = malloc(sizeof(*e) * (n ? n : 1));
-        if (!e)
+        _cleanup_free_ int32_t *v = malloc(sizeof(*v) * (n + 1));
+        if (!v)
                 return -ENOMEM;
+        topc_t c = { .in = in, .is_float = in->type == RT_TYPE_FLOAT32, .v = v };
         for (size_t row = 0; row < rows; row++) {
-                for (size_t j = 0; j < n; j++) {
-                        e[j].pos = (int32_t) j;
-                        if (is_float)
-                                e[j].f = ((const float *) in->data)[row * n + j];
-                        else
-                                e[j].i = int_at(in, row * n + j);
-                }
-                qsort(e, n, sizeof(*e), is_float ? cmp_float : cmp_int);
+                c.base = row * n;
+                tc_row(&c, (int32_t) n, k);
                 for (int32_t j = 0; j < k; j++) {
-                        const size_t src = row * n + (size_t) e[j].pos, dst = row * (size_t) k + (size_t) j;
+                        const size_t src = row * n + (size_t) v[j], dst = row * (size_t) k + (size_t) j;
                         memcpy((uint8_t *) values->data + dst * es, (const uint8_t *) in->data + src * es, es);
-                        ((int32_t *) idx->data)[dst] = e[j].pos;
+                        ((int32_t *) idx->data)[dst] = v[j];
                 }
         }
         return 0;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* FILL and RANGE: outputs made from scalars. */
+/* FILL and RANGE: outputs made from scalars (FILL: strings too). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,8 @@ static int fill_prepare(rt_context_t *ctx, rt_node_t *node) {
         if (!rt_node_input(ctx, node, 0) || !value || !out)
                 return rt_ctx_error(ctx, "fill needs dims, a value and an output");
         size_t es;
-        int r = shape__elem_size(ctx, value, "fill", &es);
+        /* Strings too (TFLite's FILL v3): built in invoke. */
+        int r = value->type == RT_TYPE_STRING ? 0 : shape__elem_size(ctx, value, "fill", &es);
         if (r < 0)
                 return r;
         if (rt_tensor_count(value) != 1 || value->type != out->type)
@@ -60,6 +61,14 @@ static int fill_invoke(rt_context_t *ctx, rt_node_t *node) {
                         return r;
         }
         size_t es = rt_type_size(out->type), n = rt_tensor_count(out);
+        if (value->type == RT_TYPE_STRING) { /* n copies of string 0 */
+                int32_t *idx = calloc(n ? n : 1, sizeof(int32_t));
+                if (!idx)
+                        return -ENOMEM;
+                r = shape__string_build(ctx, value, out, idx, n);
+                free(idx);
+                return r;
+        }
         if (!shape__has_data(value, es) || !shape__has_data(out, es))
                 return rt_ctx_error(ctx, "fill: input or output has no data");
         uint8_t *o = out->data;
