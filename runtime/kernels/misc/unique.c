@@ -5,6 +5,7 @@
  * data) and, for every input element, the position of its value in output
  * 0 (output 1, int32 or int64, the input's shape).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,20 +107,43 @@ static int unique_invoke(rt_context_t *ctx, rt_node_t *node) {
         _cleanup_free_ int64_t *slot = calloc(n ? n : 1, sizeof(*slot));
         if (!e || !slot)
                 return -ENOMEM;
+        /* TFLite keys a std::map with operator<, under which a NaN is
+         * equivalent to every value: a NaN first in the input is the only
+         * key and every element maps to it; a later NaN finds the map's
+         * leftmost (smallest) key so far and is never inserted. NaN
+         * positions are left out of the sort and get that index below. */
+        const float *fin = in->data;
+        if (is_float && n > 0 && isnan(fin[0])) {
+                const int32_t one[1] = { 1 };
+                int r = rt_ctx_resize(ctx, node, 0, 1, one);
+                if (r < 0)
+                        return r;
+                memcpy(out->data, fin, sizeof(float));
+                for (size_t k = 0; k < n; k++)
+                        if (idx->type == RT_TYPE_INT64)
+                                ((int64_t *) idx->data)[k] = 0;
+                        else
+                                ((int32_t *) idx->data)[k] = 0;
+                return 0;
+        }
+        size_t m = 0;
         for (size_t k = 0; k < n; k++) {
-                e[k].pos = (uint32_t) k;
+                if (is_float && isnan(fin[k]))
+                        continue;
+                e[m].pos = (uint32_t) k;
                 if (is_float)
-                        e[k].f = ((const float *) in->data)[k];
+                        e[m].f = fin[k];
                 else
-                        e[k].i = int_at(in, k);
+                        e[m].i = int_at(in, k);
+                m++;
         }
         /* Sorted by (value, position), equal values form runs whose first
          * entry is the value's first occurrence. Number the first
          * occurrences in input order. */
-        qsort(e, n, sizeof(*e), is_float ? cmp_float : cmp_int);
+        qsort(e, m, sizeof(*e), is_float ? cmp_float : cmp_int);
         for (size_t k = 0; k < n; k++)
                 slot[k] = -1;
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = 0; k < m; k++) {
                 bool same = k > 0 && (is_float ? e[k].f == e[k - 1].f : e[k].i == e[k - 1].i);
                 if (!same)
                         slot[e[k].pos] = 0;
@@ -134,7 +158,7 @@ static int unique_invoke(rt_context_t *ctx, rt_node_t *node) {
                 return r;
         const size_t es = rt_type_size(in->type);
         int64_t group_slot = 0;
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = 0; k < m; k++) {
                 const uint32_t pos = e[k].pos;
                 bool same = k > 0 && (is_float ? e[k].f == e[k - 1].f : e[k].i == e[k - 1].i);
                 if (!same) {
@@ -146,6 +170,25 @@ static int unique_invoke(rt_context_t *ctx, rt_node_t *node) {
                         ((int64_t *) idx->data)[pos] = group_slot;
                 else
                         ((int32_t *) idx->data)[pos] = (int32_t) group_slot;
+        }
+        if (is_float && m < n) {
+                float min = 0;
+                int64_t min_slot = 0;
+                for (size_t k = 0; k < n; k++) {
+                        int64_t v = idx->type == RT_TYPE_INT64 ? ((int64_t *) idx->data)[k]
+                                                                : ((int32_t *) idx->data)[k];
+                        if (!isnan(fin[k])) {
+                                if (k == 0 || fin[k] < min) {
+                                        min = fin[k];
+                                        min_slot = v;
+                                }
+                                continue;
+                        }
+                        if (idx->type == RT_TYPE_INT64)
+                                ((int64_t *) idx->data)[k] = min_slot;
+                        else
+                                ((int32_t *) idx->data)[k] = (int32_t) min_slot;
+                }
         }
         return 0;
 }

@@ -36,6 +36,30 @@ START_TEST(test_unique_float_int64_idx) {
 }
 END_TEST
 
+/* TFLite's std::map<float> under operator<: a NaN finds the smallest key
+ * so far; a NaN in first place is the only key. */
+START_TEST(test_unique_nan_as_tflite_map) {
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 1, I32(5), F32(3.0f, NAN, -1.0f, NAN, 3.0f));
+        int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        int32_t idx = kh_tensor(&h, RT_TYPE_INT32, 0, NULL, NULL);
+        ck_assert_int_eq(run(&h, RT_TYPE_INT32, in, out, idx), 0);
+        ck_assert_data(float, &h.tensors[out], 2, 3.0f, -1.0f);
+        ck_assert_data(int32_t, &h.tensors[idx], 5, 0, 0, 1, 1, 0);
+        kh_done(&h);
+
+        kh_init(&h);
+        in = kh_tensor(&h, RT_TYPE_FLOAT32, 1, I32(3), F32(NAN, 2.0f, 5.0f));
+        out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        idx = kh_tensor(&h, RT_TYPE_INT32, 0, NULL, NULL);
+        ck_assert_int_eq(run(&h, RT_TYPE_INT32, in, out, idx), 0);
+        ck_assert_shape(&h.tensors[out], 1, 1);
+        ck_assert_data(int32_t, &h.tensors[idx], 3, 0, 0, 0);
+        kh_done(&h);
+}
+END_TEST
+
 START_TEST(test_unique_uint8_and_empty) {
         kh_t h;
         kh_init(&h);
@@ -77,4 +101,4 @@ START_TEST(test_unique_errors) {
 END_TEST
 
 MISC_TEST_MAIN("unique", test_unique_int32_first_occurrence_order, test_unique_float_int64_idx,
-               test_unique_uint8_and_empty, test_unique_errors)
+               test_unique_nan_as_tflite_map, test_unique_uint8_and_empty, test_unique_errors)
