@@ -211,7 +211,8 @@ static int32_t tensor_add(dt_case_t *c, rt_type_t type, int32_t rank, const int3
 
 static void io_set(dt_io_t *io, int32_t t, rt_type_t type, int32_t rank, const int32_t *shape, float scale, int32_t zp) {
         *io = (dt_io_t) { .tensor = t, .type = type, .rank = rank, .scale = scale, .zero_point = zp };
-        memcpy(io->shape, shape, sizeof(int32_t) * (size_t) rank);
+        if (rank > 0)
+                memcpy(io->shape, shape, sizeof(int32_t) * (size_t) rank);
 }
 
 int32_t dt_input(dt_case_t *c, dt_rng_t *r, rt_type_t type, int32_t rank, const int32_t *shape, float scale,

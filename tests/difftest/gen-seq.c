@@ -667,6 +667,11 @@ static int gen_lstm_int8_like(dt_case_t *c, dt_rng_t *r, int kind) {
         bool cifg = dt_chance(r, 0.3), peephole = dt_chance(r, 0.3), proj = dt_chance(r, 0.4);
         bool proj_bias = proj && dt_chance(r, 0.5), ln = dt_chance(r, 0.4);
         int32_t out = proj ? (int32_t) dt_int(r, 1, 6) : cell;
+        /* TFLite's int8 peephole walks n_output elements of the cell state
+         * and the peephole weights: past them (undefined) when out > cell;
+         * acceld refuses that shape. */
+        if (peephole && out > cell)
+                out = cell;
         int32_t steps = kind == 0 ? 1 : (int32_t) dt_int(r, 1, 4);
         bool time_major = kind == 1 && dt_chance(r, 0.5);
         float cell_clip = dt_chance(r, 0.3) ? (float) (0.5 + 4 * dt_unit(r)) : 0;

@@ -243,9 +243,18 @@ static int lstm_prepare_integer(rt_context_t *ctx, rt_node_t *node, const rt_lst
                 if (t[i] && t[i]->type != RT_TYPE_INT8)
                         return rt_ctx_error(ctx, "LSTM: int8 LSTM needs int8 weights (input %d is %s)", i,
                                             rt_type_name(t[i]->type));
-        for (int i = RT_LSTM_CELL_TO_INPUT_W; i <= RT_LSTM_CELL_TO_OUTPUT_W; i++)
+        for (int i = RT_LSTM_CELL_TO_INPUT_W; i <= RT_LSTM_CELL_TO_OUTPUT_W; i++) {
                 if (t[i] && t[i]->type != RT_TYPE_INT16)
                         return rt_ctx_error(ctx, "LSTM: int8 LSTM needs int16 peephole weights");
+                /* TFLite walks the peephole product over n_output
+                 * elements (lstm_gate_int): past the cell state and the
+                 * weights when the output is wider than the cell. */
+                if (t[i] && t[RT_LSTM_RECURRENT_TO_OUTPUT_W] && t[RT_LSTM_RECURRENT_TO_OUTPUT_W]->rank == 2 &&
+                    (size_t) t[RT_LSTM_RECURRENT_TO_OUTPUT_W]->dims[1] > rt_tensor_count(t[i]))
+                        return rt_ctx_error(ctx,
+                                            "LSTM: int8 LSTM with peephole weights and an output wider than the "
+                                            "cell (TensorFlow Lite reads past its buffers there)");
+        }
         for (int i = RT_LSTM_INPUT_GATE_BIAS; i <= RT_LSTM_OUTPUT_GATE_BIAS; i++)
                 if (t[i] && t[i]->type != RT_TYPE_INT32)
                         return rt_ctx_error(ctx, "LSTM: int8 LSTM needs int32 gate biases");
