@@ -2,6 +2,7 @@
 /* The shared-memory registry (shm.h): regions sorted by address. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +24,7 @@ static struct {
         region_t *v;            /* sorted by base; no two overlap */
         size_t n, cap;
         uint64_t next_id;
+        _Atomic uint64_t removed;       /* rt_shm_epoch() */
 } reg = { .lock = PTHREAD_RWLOCK_INITIALIZER };
 
 /* Index of the first region whose base is above `a`. */
@@ -85,6 +87,7 @@ static int region_remove(uint64_t id) {
                                 fd = reg.v[i].fd;
                         memmove(&reg.v[i], &reg.v[i + 1], (reg.n - i - 1) * sizeof(*reg.v));
                         reg.n--;
+                        atomic_fetch_add(&reg.removed, 1);
                         break;
                 }
         pthread_rwlock_unlock(&reg.lock);
@@ -95,6 +98,10 @@ void rt_shm_unregister(uint64_t id) {
         int fd = region_remove(id);
         if (fd >= 0)
                 (void) close(fd);
+}
+
+uint64_t rt_shm_epoch(void) {
+        return atomic_load(&reg.removed);
 }
 
 bool rt_shm_alive(uint64_t id) {

@@ -43,6 +43,10 @@ void rt_shm_unregister(uint64_t id);
 /* Whether region `id` is registered. */
 bool rt_shm_alive(uint64_t id);
 
+/* A count of unregistrations so far: a consumer that remembers ids only
+ * needs to ask rt_shm_alive() again when it has changed. */
+uint64_t rt_shm_epoch(void);
+
 /*
  * The region that holds [p, p + bytes): 0 and *ret filled, or -ENOENT.
  * ret->fd is valid as long as the caller keeps the memory at p alive.

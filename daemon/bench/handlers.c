@@ -650,26 +650,7 @@ static int list_evaluations_done(bench_call_t *call) {
                 return -ENOMEM;
         acceld__list_benchmark_events_response__init(out);
         for (size_t i = 0; i < call->n_evaluations; i++) {
-                const store_evaluation_t *e = &call->evaluations[i];
-
-                acceld__evaluation_record__init(&po[i]);
-                po[i].has_id = 1;
-                po[i].id = e->id;
-                po[i].model_sha256 = daemon_request_strdup(rq, e->model_sha256);
-                po[i].settings_key = daemon_request_strdup(rq, e->settings_key);
-                po[i].stage = daemon_request_strdup(rq, e->stage);
-                po[i].source = daemon_request_strdup(rq, e->source);
-                po[i].has_accuracy = e->has_accuracy;
-                po[i].accuracy = e->accuracy;
-                po[i].has_samples = 1;
-                po[i].samples = e->samples;
-                po[i].metrics_json = daemon_request_strdup(rq, e->metrics_json);
-                po[i].has_wallclock_us = 1;
-                po[i].wallclock_us = e->wallclock_us;
-                po[i].has_uid = e->has_uid;
-                po[i].uid = e->uid;
-                if (!po[i].model_sha256 || !po[i].settings_key || !po[i].stage || !po[i].source ||
-                    !po[i].metrics_json)
+                if (daemon_evaluation_record_fill(rq, &po[i], &call->evaluations[i]) < 0)
                         return -ENOMEM;
                 pp[i] = &po[i];
         }

@@ -21,6 +21,7 @@
 #include <cpuinfo.h>
 
 #include "file-read.h"
+#include "child-exec.h"
 #include "clock.h"
 #include "runner.h"
 #include "select.h"
@@ -259,8 +260,6 @@ static void child_exec(const char *exe, int job_fd, int model_fd, int result_fd,
         int dst[4] = { DAEMON_WORKER_JOB_FD, DAEMON_WORKER_MODEL_FD, DAEMON_WORKER_RESULT_FD, WORKER_STAGE_FD };
         int tmp[4];
         struct rlimit rl;
-        sigset_t all;
-        struct sigaction dfl = { .sa_handler = SIG_DFL };
         int devnull;
         char *const argv[] = { (char *) exe, (char *) DAEMON_WORKER_ARG, NULL };
 
@@ -289,13 +288,7 @@ static void child_exec(const char *exe, int job_fd, int model_fd, int result_fd,
         (void) setrlimit(RLIMIT_CPU, &rl);
         rl.rlim_cur = rl.rlim_max = 0;
         (void) setrlimit(RLIMIT_CORE, &rl);
-        for (int s = 1; s < 32; s++)
-                if (s != SIGKILL && s != SIGSTOP)
-                        (void) sigaction(s, &dfl, NULL);
-        sigemptyset(&all);
-        (void) sigprocmask(SIG_SETMASK, &all, NULL);
-        execv(exe, argv);
-        _exit(127);
+        acc_child_exec(exe, argv);
 }
 
 static void set_error(bench_candidate_t *c, const char *fmt, const char *arg) {

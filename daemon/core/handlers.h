@@ -37,9 +37,16 @@ int daemon_remove_model_handle(daemon_request_t *rq);
 int daemon_manage_weights_cache_handle(daemon_request_t *rq);
 int daemon_resize_inputs_handle(daemon_request_t *rq);
 int daemon_supported_ops_handle(daemon_request_t *rq);
-/* serving/evaluate.c: an evaluation stage on a handle's instance (issue
- * 11): the inference diff on a worker, client top-K/detection recorded. */
+/* serving/evaluate.c: an evaluation stage on a handle's instance: the
+ * inference diff on a worker, client top-K/detection recorded. */
 int daemon_evaluate_handle(daemon_request_t *rq);
+/* Fill `rec` (initialized here) from a stored evaluation, strings in rq's
+ * arena: Evaluate's reply and ListBenchmarkEvents' evaluations. 0 or
+ * -ENOMEM. */
+struct Acceld__EvaluationRecord;
+struct store_evaluation;
+int daemon_evaluation_record_fill(daemon_request_t *rq, struct Acceld__EvaluationRecord *rec,
+                                  const struct store_evaluation *e);
 
 /* bench/handlers.c: benchmarks (docs/benchmarking.md). RunBenchmark
  * queues a run and answers its id at once; BenchmarkProgress reports it;

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child-exec.h"
 #include "clock.h"
 #include "settings.h"
 #include "driver.h"
@@ -67,6 +68,7 @@ typedef struct host {
         /* The shared regions (shm.h ids) this host generation has mapped. */
         uint64_t known[HOST_KNOWN_MAX];
         size_t n_known;
+        uint64_t known_epoch;           /* rt_shm_epoch() when known was last checked */
 } host_t;
 
 static struct {
@@ -132,9 +134,7 @@ void daemon_hosts_set_deadline(uint64_t deadline_ns) {
 static void child_exec(const char *exe, int sock, const char *plugin) {
         /* Async-signal-safe calls only: we are the child of a threaded process. */
         char *const argv[] = { (char *) exe, (char *) DAEMON_HOST_ARG, (char *) plugin, NULL };
-        struct sigaction dfl = { .sa_handler = SIG_DFL };
         struct rlimit rl = { 0, 0 };
-        sigset_t all;
         int tmp, devnull;
 
         (void) setpgid(0, 0);
@@ -152,13 +152,7 @@ static void child_exec(const char *exe, int sock, const char *plugin) {
         (void) syscall(SYS_close_range, HOST_FD + 1, ~0u, 0);
 #endif
         (void) setrlimit(RLIMIT_CORE, &rl);
-        for (int s = 1; s < 32; s++)
-                if (s != SIGKILL && s != SIGSTOP)
-                        (void) sigaction(s, &dfl, NULL);
-        sigemptyset(&all);
-        (void) sigprocmask(SIG_SETMASK, &all, NULL);
-        execv(exe, argv);
-        _exit(127);
+        acc_child_exec(exe, argv);
 }
 
 /* ---- start, death, calls (h->mu held) ---- */
@@ -656,12 +650,15 @@ static void known_drop(host_t *h, size_t i) {
 /* Regions the host mapped that acceld no longer has, moved to `forget`;
  * and room for `need` more (the oldest are forgotten). */
 static size_t known_prune(host_t *h, size_t need, uint64_t *forget) {
+        uint64_t epoch = rt_shm_epoch();
         size_t n = 0;
-        for (size_t i = h->n_known; i-- > 0;)
+        /* Only when a region went away since the last look. */
+        for (size_t i = epoch != h->known_epoch ? h->n_known : 0; i-- > 0;)
                 if (!rt_shm_alive(h->known[i])) {
                         forget[n++] = h->known[i];
                         known_drop(h, i);
                 }
+        h->known_epoch = epoch;
         while (h->n_known + need > HOST_KNOWN_MAX && h->n_known) {
                 forget[n++] = h->known[0];
                 known_drop(h, 0);
@@ -717,6 +714,7 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         uint64_t forget[HOST_KNOWN_MAX + IPC_MAX_FDS_PER_FRAME];
         pass_t pass = { .n = 0 };
         size_t n_forget;
+        unsigned long long in_place = 0, copied = 0;
         int r = 0;
 
         pthread_mutex_lock(&h->mu);
@@ -729,6 +727,10 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         for (int32_t i = 0; i < n_io; i++) {
                 const rt_tensor_t *t = &g->tensors[i < rm->n_inputs ? rm->inputs[i] : rm->outputs[i - rm->n_inputs]];
                 io_place(rm, i, t, &pass);
+                if (rm->io_regions[i])
+                        in_place++;
+                else if (t->data && t->alloc != RT_ALLOC_CONST)
+                        copied++;
                 if (i < rm->n_inputs && !rm->io_regions[i] && t->data && t->alloc != RT_ALLOC_CONST) {
                         bool ovf;
                         size_t bytes = rt_graph_tensor_bytes(t, &ovf);
@@ -760,19 +762,8 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
                                         known_drop(h, i);
                 goto out;
         }
-        {
-                unsigned long long in_place = 0, copied = 0;
-                for (int32_t i = 0; i < n_io; i++) {
-                        const rt_tensor_t *t =
-                                &g->tensors[i < rm->n_inputs ? rm->inputs[i] : rm->outputs[i - rm->n_inputs]];
-                        if (rm->io_regions[i])
-                                in_place++;
-                        else if (t->data && t->alloc != RT_ALLOC_CONST)
-                                copied++;
-                }
-                atomic_fetch_add(&h->tensors_in_place, in_place);
-                atomic_fetch_add(&h->tensors_copied, copied);
-        }
+        atomic_fetch_add(&h->tensors_in_place, in_place);
+        atomic_fetch_add(&h->tensors_copied, copied);
         for (int32_t i = 0; i < rm->n_outputs; i++) {
                 const rt_tensor_t *t = &g->tensors[rm->outputs[i]];
                 size_t slot = rm->slot_bytes[rm->n_inputs + i];

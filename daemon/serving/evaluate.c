@@ -53,6 +53,26 @@ static int insert_job(store_db_t *db, void *userdata) {
         return store_evaluation_insert(db, e, &e->id);
 }
 
+int daemon_evaluation_record_fill(daemon_request_t *rq, Acceld__EvaluationRecord *rec, const store_evaluation_t *e) {
+        acceld__evaluation_record__init(rec);
+        rec->has_id = 1;
+        rec->id = e->id;
+        rec->model_sha256 = daemon_request_strdup(rq, e->model_sha256);
+        rec->settings_key = daemon_request_strdup(rq, e->settings_key);
+        rec->stage = daemon_request_strdup(rq, e->stage);
+        rec->source = daemon_request_strdup(rq, e->source);
+        rec->has_accuracy = e->has_accuracy;
+        rec->accuracy = e->accuracy;
+        rec->has_samples = 1;
+        rec->samples = e->samples;
+        rec->has_wallclock_us = 1;
+        rec->wallclock_us = e->wallclock_us;
+        rec->metrics_json = daemon_request_strdup(rq, e->metrics_json);
+        rec->has_uid = e->has_uid;
+        rec->uid = e->uid;
+        return rec->model_sha256 && rec->settings_key && rec->stage && rec->source && rec->metrics_json ? 0 : -ENOMEM;
+}
+
 /* The instance (test) against the reference kernels (reference). */
 static int diff_run(serving_job_t *j, evaluate_state_t *st) {
         rt_interp_t *test_it = NULL, *ref_it = NULL;
@@ -128,27 +148,10 @@ static void evaluate_done(daemon_job_t *job, int r) {
         }
         if (r == 0 && out && rec) {
                 acceld__evaluate_response__init(out);
-                acceld__evaluation_record__init(rec);
-                rec->has_id = 1;
-                rec->id = e->id;
-                rec->model_sha256 = daemon_request_strdup(rq, e->model_sha256);
-                rec->settings_key = daemon_request_strdup(rq, e->settings_key);
-                rec->stage = daemon_request_strdup(rq, e->stage);
-                rec->source = daemon_request_strdup(rq, e->source);
-                rec->has_accuracy = e->has_accuracy;
-                rec->accuracy = e->accuracy;
-                rec->has_samples = 1;
-                rec->samples = e->samples;
-                rec->has_wallclock_us = 1;
-                rec->wallclock_us = e->wallclock_us;
-                rec->metrics_json = daemon_request_strdup(rq, e->metrics_json);
-                rec->has_uid = e->has_uid;
-                rec->uid = e->uid;
+                r = daemon_evaluation_record_fill(rq, rec, e);
                 out->record = rec;
                 rq->resp.body_case = ACCELD__RESPONSE__BODY_EVALUATE;
                 rq->resp.evaluate = out;
-                if (!rec->model_sha256 || !rec->settings_key || !rec->stage || !rec->source || !rec->metrics_json)
-                        r = -ENOMEM;
         } else if (r == 0)
                 r = -ENOMEM;
         evaluate_state_free(st);

@@ -93,6 +93,17 @@ static int64_t int_at(const rt_tensor_t *t, size_t i) {
         }
 }
 
+static void idx_set(rt_tensor_t *idx, size_t k, int64_t v) {
+        if (idx->type == RT_TYPE_INT64)
+                ((int64_t *) idx->data)[k] = v;
+        else
+                ((int32_t *) idx->data)[k] = (int32_t) v;
+}
+
+static int64_t idx_get(const rt_tensor_t *idx, size_t k) {
+        return idx->type == RT_TYPE_INT64 ? ((const int64_t *) idx->data)[k] : ((const int32_t *) idx->data)[k];
+}
+
 static int unique_invoke(rt_context_t *ctx, rt_node_t *node) {
         rt_tensor_t *in = rt_node_input(ctx, node, 0);
         rt_tensor_t *out = rt_node_output(ctx, node, 0);
@@ -120,10 +131,7 @@ static int unique_invoke(rt_context_t *ctx, rt_node_t *node) {
                         return r;
                 memcpy(out->data, fin, sizeof(float));
                 for (size_t k = 0; k < n; k++)
-                        if (idx->type == RT_TYPE_INT64)
-                                ((int64_t *) idx->data)[k] = 0;
-                        else
-                                ((int32_t *) idx->data)[k] = 0;
+                        idx_set(idx, k, 0);
                 return 0;
         }
         size_t m = 0;
@@ -166,28 +174,20 @@ static int unique_invoke(rt_context_t *ctx, rt_node_t *node) {
                         memcpy((uint8_t *) out->data + (size_t) group_slot * es,
                                (const uint8_t *) in->data + (size_t) pos * es, es);
                 }
-                if (idx->type == RT_TYPE_INT64)
-                        ((int64_t *) idx->data)[pos] = group_slot;
-                else
-                        ((int32_t *) idx->data)[pos] = (int32_t) group_slot;
+                idx_set(idx, pos, group_slot);
         }
         if (is_float && m < n) {
                 float min = 0;
                 int64_t min_slot = 0;
                 for (size_t k = 0; k < n; k++) {
-                        int64_t v = idx->type == RT_TYPE_INT64 ? ((int64_t *) idx->data)[k]
-                                                                : ((int32_t *) idx->data)[k];
                         if (!isnan(fin[k])) {
                                 if (k == 0 || fin[k] < min) {
                                         min = fin[k];
-                                        min_slot = v;
+                                        min_slot = idx_get(idx, k);
                                 }
                                 continue;
                         }
-                        if (idx->type == RT_TYPE_INT64)
-                                ((int64_t *) idx->data)[k] = min_slot;
-                        else
-                                ((int32_t *) idx->data)[k] = (int32_t) min_slot;
+                        idx_set(idx, k, min_slot);
                 }
         }
         return 0;

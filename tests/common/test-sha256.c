@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "storage.h"
+#include "sha256.h"
 
 START_TEST(test_sha256_empty) {
         char hex[ACC_SHA256_HEX_SIZE];
