@@ -661,30 +661,47 @@ static int list_evaluations_done(bench_call_t *call) {
         return 0;
 }
 
-int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
-        const Acceld__ListBenchmarkEventsRequest *in = rq->req->list_benchmark_events;
+/* A storage call reading the event log for `rq`: the caller's own events
+ * unless an operator, of one model when `sha` names one, at most `limit`
+ * (0: BENCH_LIST_MAX). *ret or an error reply. */
+static int log_call_new(daemon_request_t *rq, const char *sha, uint32_t limit, int (*job)(store_db_t *, void *),
+                        int (*done)(bench_call_t *), bench_call_t **ret) {
         bench_call_t *call;
-        int r;
+        int r = bench_available(rq);
 
-        r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (in->model_sha256 && in->model_sha256[0] && !acc_sha256_hex_valid(in->model_sha256))
+        if (sha && sha[0] && !acc_sha256_hex_valid(sha))
                 return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
         call = calloc(1, sizeof(*call));
         if (!call)
                 return -ENOMEM;
         call->rq = rq;
-        call->job = in->has_evaluations && in->evaluations ? list_evaluations_job : list_job;
-        call->done = in->has_evaluations && in->evaluations ? list_evaluations_done : list_done;
+        call->job = job;
+        call->done = done;
         if (!rq->conn->operator) {
                 call->filter.has_uid = true;
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
-        if (in->model_sha256 && in->model_sha256[0]) {
-                memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
+        if (sha && sha[0]) {
+                memcpy(call->sha256, sha, ACC_SHA256_HEX_SIZE);
                 call->filter.model_sha256 = call->sha256;
         }
+        call->filter.limit = limit > 0 && limit < BENCH_LIST_MAX ? limit : BENCH_LIST_MAX;
+        *ret = call;
+        return 0;
+}
+
+int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
+        const Acceld__ListBenchmarkEventsRequest *in = rq->req->list_benchmark_events;
+        bool evaluations = in->has_evaluations && in->evaluations;
+        bench_call_t *call = NULL;
+        int r = log_call_new(rq, in->model_sha256, in->has_limit ? in->limit : 0,
+                             evaluations ? list_evaluations_job : list_job,
+                             evaluations ? list_evaluations_done : list_done, &call);
+
+        if (r < 0)
+                return r;
         if (in->settings_key && in->settings_key[0]) {
                 call->settings_key = strdup(in->settings_key);
                 if (!call->settings_key) {
@@ -700,8 +717,6 @@ int daemon_list_benchmark_events_handle(daemon_request_t *rq) {
         call->filter.has_to = in->has_to_us;
         call->filter.to_us = in->to_us;
         call->filter.after_id = in->has_after_id ? in->after_id : 0;
-        call->filter.limit = in->has_limit && in->limit > 0 && in->limit < BENCH_LIST_MAX ? in->limit
-                                                                                            : BENCH_LIST_MAX;
         return call_submit(call);
 }
 
@@ -867,28 +882,10 @@ static int export_done(bench_call_t *call) {
 
 int daemon_export_benchmark_events_handle(daemon_request_t *rq) {
         const Acceld__ExportBenchmarkEventsRequest *in = rq->req->export_benchmark_events;
-        bench_call_t *call;
-        int r;
+        bench_call_t *call = NULL;
+        int r = log_call_new(rq, in->model_sha256, in->has_limit ? in->limit : 0, export_job, export_done, &call);
 
-        r = bench_available(rq);
         if (r < 0)
                 return r;
-        if (in->model_sha256 && in->model_sha256[0] && !acc_sha256_hex_valid(in->model_sha256))
-                return daemon_request_errorf(rq, -EINVAL, "model_sha256 must be 64 lowercase hex digits");
-        call = calloc(1, sizeof(*call));
-        if (!call)
-                return -ENOMEM;
-        call->rq = rq;
-        call->job = export_job;
-        call->done = export_done;
-        if (!rq->conn->operator) {
-                call->filter.has_uid = true;
-                call->filter.uid = (uint32_t) rq->conn->peer.uid;
-        }
-        if (in->model_sha256 && in->model_sha256[0]) {
-                memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
-                call->filter.model_sha256 = call->sha256;
-        }
-        call->filter.limit = in->has_limit && in->limit > 0 && in->limit < BENCH_LIST_MAX ? in->limit : BENCH_LIST_MAX;
         return call_submit(call);
 }
