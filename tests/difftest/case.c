@@ -303,6 +303,22 @@ int32_t dt_op(dt_case_t *c, int32_t code, int32_t version, const int32_t *in, in
         });
 }
 
+int32_t dt_op_custom(dt_case_t *c, const char *name, const int32_t *in, int32_t n_in, const int32_t *out,
+                     int32_t n_out, const uint8_t *options, size_t options_size) {
+        int32_t oc = tfb_opcode_custom(c->b, name, 1);
+        if (oc < 0)
+                return oc;
+        return tfb_op_add(c->b, &(tfb_op_t) {
+                .opcode = oc,
+                .inputs = in,
+                .n_inputs = n_in,
+                .outputs = out,
+                .n_outputs = n_out,
+                .custom_options = options,
+                .custom_options_size = options_size,
+        });
+}
+
 int32_t dt_act(dt_rng_t *r) {
         double u = dt_unit(r);
         if (u < 0.45)

@@ -85,6 +85,13 @@ typedef struct dt_case {
         bool chain;
         int32_t dq[DT_MAX_IO][2]; /* pending DEQUANTIZE ops (from, to), added last */
         int n_dq;
+        /* Outputs whose valid part is counted by another output (TFLite
+         * leaves the rest unwritten: detection post-processing): when
+         * counted_by[o] is k + 1, only the first count * counted_row[o]
+         * elements of output o are compared, count being TFLite's float
+         * output k[0]. */
+        int8_t counted_by[DT_MAX_IO];
+        int32_t counted_row[DT_MAX_IO];
 } dt_case_t;
 
 /* Append "key=value" text to c->desc. */
@@ -126,6 +133,10 @@ void dt_fill_data(dt_rng_t *r, rt_type_t type, void *data, int64_t count, const 
 /* One op. */
 int32_t dt_op(dt_case_t *c, int32_t code, int32_t version, const int32_t *in, int32_t n_in, const int32_t *out,
               int32_t n_out, uint8_t options_type, const tfb_option_t *opts, size_t n_opts);
+
+/* One custom op (version 1) with its custom_options bytes (copied). */
+int32_t dt_op_custom(dt_case_t *c, const char *name, const int32_t *in, int32_t n_in, const int32_t *out,
+                     int32_t n_out, const uint8_t *options, size_t options_size);
 
 /* An op input of quantized (or any) type: a graph input, or with c->chain
  * and a quantized type a float graph input through QUANTIZE. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dt.h"
+#include "flexbuild.h"
 
 #define F RT_TYPE_FLOAT32
 #define I8 RT_TYPE_INT8
@@ -884,6 +885,103 @@ static int gen_nms_v5(dt_case_t *c, dt_rng_t *r) {
         return gen_nms(c, r, true);
 }
 
+/* ---- TFLite_Detection_PostProcess (custom op) ---- */
+
+/* SSD post-processing: box encodings [1, n, 4] decoded against anchors
+ * [n, 4] with the y/x/h/w scales, then fast NMS (each box's best classes)
+ * or regular NMS (per class, then the best across classes). float32, or
+ * uint8 with every input dequantized. Outputs as TFLite's Prepare sizes
+ * them: boxes [1, N, 4], classes [1, N], scores [1, N], count [1] with
+ * N = max_detections * max_classes_per_detection. */
+static int gen_detection_postprocess(dt_case_t *c, dt_rng_t *r) {
+        rt_type_t t = dt_chance(r, 0.3) ? U8 : F;
+        c->type_name = dt_type_name(t);
+        int32_t n = (int32_t) dt_int(r, 1, 24);
+        int32_t classes = (int32_t) dt_int(r, 1, 5);
+        int32_t offset = (int32_t) dt_int(r, 0, 1); /* a background class in front */
+        int32_t max_det = (int32_t) dt_int(r, 1, 8);
+        int32_t max_cls = (int32_t) dt_int(r, 1, classes < 3 ? classes : 3);
+        int32_t per_class = (int32_t) dt_int(r, 1, 8);
+        bool regular = dt_chance(r, 0.5);
+        double score_thr = dt_chance(r, 0.2) ? 0 : dt_unit(r) * 0.6;
+        double iou = 0.2 + dt_unit(r) * 0.8;
+        double ys = (double) DT_PICK(r, 1, 5, 10), xs = (double) DT_PICK(r, 1, 5, 10);
+        double hs = (double) DT_PICK(r, 1, 2, 5), ws = (double) DT_PICK(r, 1, 2, 5);
+        bool grid = dt_chance(r, 0.3); /* anchors and scores on a coarse grid: exact overlaps, equal scores */
+
+        /* Keys in the order a FlexBuffers map keeps them (sorted). */
+        const fx_entry_t opts[] = {
+                { "detections_per_class", 'i', per_class },
+                { "h_scale", 'f', hs },
+                { "max_classes_per_detection", 'i', max_cls },
+                { "max_detections", 'i', max_det },
+                { "nms_iou_threshold", 'f', iou },
+                { "nms_score_threshold", 'f', score_thr },
+                { "num_classes", 'i', classes },
+                { "use_regular_nms", 'b', regular },
+                { "w_scale", 'f', ws },
+                { "x_scale", 'f', xs },
+                { "y_scale", 'f', ys },
+        };
+        uint8_t flex[4096];
+        size_t flex_size = fx_build_map(flex, opts, sizeof(opts) / sizeof(opts[0]), dt_chance(r, 0.5) ? 8 : 4);
+
+        float enc[24 * 4], scores[24 * 6], anchors[24 * 4];
+        for (int32_t i = 0; i < n; i++) {
+                for (int k = 0; k < 4; k++)
+                        enc[i * 4 + k] = (float) (dt_unit(r) * 4 - 2);
+                float cy = grid ? (float) dt_int(r, 1, 3) / 4 : (float) dt_unit(r);
+                float cx = grid ? (float) dt_int(r, 1, 3) / 4 : (float) dt_unit(r);
+                float h = grid ? 0.5f : (float) (0.05 + dt_unit(r) * 0.45);
+                float w = grid ? 0.5f : (float) (0.05 + dt_unit(r) * 0.45);
+                anchors[i * 4 + 0] = cy, anchors[i * 4 + 1] = cx, anchors[i * 4 + 2] = h, anchors[i * 4 + 3] = w;
+                if (grid)
+                        enc[i * 4 + 0] = enc[i * 4 + 1] = enc[i * 4 + 2] = enc[i * 4 + 3] = 0;
+                for (int32_t k = 0; k < classes + offset; k++)
+                        scores[i * (classes + offset) + k] = grid ? (float) dt_int(r, 0, 4) / 4 : (float) dt_unit(r);
+        }
+        /* uint8: the values drawn become quantized bytes of fixed ranges. */
+        float enc_scale = 4.0f / 255, score_scale = 1.0f / 255, anchor_scale = 1.0f / 255;
+        int32_t enc_zp = 128, score_zp = 0, anchor_zp = 0;
+        uint8_t qenc[24 * 4], qscores[24 * 6], qanchors[24 * 4];
+        for (int32_t i = 0; i < n * 4; i++) {
+                qenc[i] = (uint8_t) fmin(255, fmax(0, lrintf(enc[i] / enc_scale) + enc_zp));
+                qanchors[i] = (uint8_t) fmin(255, fmax(0, lrintf(anchors[i] / anchor_scale) + anchor_zp));
+        }
+        for (int32_t i = 0; i < n * (classes + offset); i++)
+                qscores[i] = (uint8_t) fmin(255, fmax(0, lrintf(scores[i] / score_scale) + score_zp));
+        bool q = t == U8;
+
+        dt_rng_t dummy = { 0 };
+        int32_t et = dt_input(c, &dummy, t, 3, TFB_DIMS(1, n, 4), q ? enc_scale : 0, q ? enc_zp : 0, NULL);
+        if (et >= 0)
+                memcpy(c->in[c->n_in - 1].data, q ? (const void *) qenc : (const void *) enc,
+                       (size_t) n * 4 * (q ? 1 : 4));
+        int32_t st = dt_input(c, &dummy, t, 3, TFB_DIMS(1, n, classes + offset), q ? score_scale : 0,
+                              q ? score_zp : 0, NULL);
+        if (st >= 0)
+                memcpy(c->in[c->n_in - 1].data, q ? (const void *) qscores : (const void *) scores,
+                       (size_t) (n * (classes + offset)) * (q ? 1 : 4));
+        int32_t at = dt_const_data(c, t, 2, TFB_DIMS(n, 4), q ? (const void *) qanchors : (const void *) anchors,
+                                   q ? anchor_scale : 0, q ? anchor_zp : 0);
+        int32_t slots = max_det * max_cls;
+        int32_t ob = dt_output(c, F, 3, TFB_DIMS(1, slots, 4), 0, 0);
+        int32_t oc = dt_output(c, F, 2, TFB_DIMS(1, slots), 0, 0);
+        int32_t os = dt_output(c, F, 2, TFB_DIMS(1, slots), 0, 0);
+        int32_t on = dt_output(c, F, 1, TFB_DIMS(1), 0, 0);
+        if (et < 0 || st < 0 || at < 0 || ob < 0 || oc < 0 || os < 0 || on < 0)
+                return -ENOMEM;
+        /* TFLite writes only the first count rows of boxes, classes and scores. */
+        for (int o = 0; o < 3; o++)
+                c->counted_by[o] = 4, c->counted_row[o] = o == 0 ? 4 : 1;
+        dt_desc(c, "type=%s boxes=%d classes=%d+%d max_detections=%d max_classes=%d per_class=%d %s "
+                "score_threshold=%.6g iou=%.6g scales=%g,%g,%g,%g%s", dt_type_name(t), n, classes, offset, max_det,
+                max_cls, per_class, regular ? "regular" : "fast", score_thr, iou, ys, xs, hs, ws,
+                grid ? " grid" : "");
+        return dt_op_custom(c, "TFLite_Detection_PostProcess", TFB_IDS(et, st, at), 3, TFB_IDS(ob, oc, os, on), 4,
+                            flex, flex_size) < 0 ? -ENOMEM : 0;
+}
+
 /* ---- resource variables, CALL_ONCE ---- */
 
 static int32_t var_handle(dt_case_t *c, const char *container, const char *name) {
@@ -1576,5 +1674,6 @@ const dt_gen_t dt_gens_misc[] = {
         { "DENSIFY", gen_densify, 1 },
         { "HASHTABLE", gen_hashtable, 1 },
         { "SKIP_GRAM", gen_skip_gram, 1 },
+        { "DETECTION_POSTPROCESS", gen_detection_postprocess, 1 },
 };
 const size_t dt_gens_misc_n = sizeof(dt_gens_misc) / sizeof(dt_gens_misc[0]);

@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "misc-internal.h"
+#include "stdheap.h"
 
 #define OP "TOPK_V2"
 
@@ -117,61 +118,12 @@ static bool tc_less(const topc_t *c, int32_t a, int32_t b) {
         return a < b;
 }
 
-static void tc_push_heap(const topc_t *c, int32_t *f, ptrdiff_t hole, ptrdiff_t top, int32_t value) {
-        ptrdiff_t parent = (hole - 1) / 2;
-        while (hole > top && tc_less(c, f[parent], value)) {
-                f[hole] = f[parent];
-                hole = parent;
-                parent = (hole - 1) / 2;
-        }
-        f[hole] = value;
+static bool tc_order_less(const void *ctx, int32_t a, int32_t b) {
+        return tc_less(ctx, a, b);
 }
 
-static void tc_adjust_heap(const topc_t *c, int32_t *f, ptrdiff_t hole, ptrdiff_t len, int32_t value) {
-        const ptrdiff_t top = hole;
-        ptrdiff_t child = hole;
-        while (child < (len - 1) / 2) {
-                child = 2 * (child + 1);
-                if (tc_less(c, f[child], f[child - 1]))
-                        child--;
-                f[hole] = f[child];
-                hole = child;
-        }
-        if ((len & 1) == 0 && child == (len - 2) / 2) {
-                child = 2 * (child + 1);
-                f[hole] = f[child - 1];
-                hole = child - 1;
-        }
-        tc_push_heap(c, f, hole, top, value);
-}
-
-static void tc_make_heap(const topc_t *c, int32_t *f, ptrdiff_t len) {
-        if (len < 2)
-                return;
-        for (ptrdiff_t parent = (len - 2) / 2;; parent--) {
-                tc_adjust_heap(c, f, parent, len, f[parent]);
-                if (parent == 0)
-                        return;
-        }
-}
-
-/* std::__pop_heap(first, last, result). */
-static void tc_pop_heap_to(const topc_t *c, int32_t *f, ptrdiff_t len, int32_t *result) {
-        int32_t value = *result;
-        *result = f[0];
-        tc_adjust_heap(c, f, 0, len, value);
-}
-
-static void tc_pop_heap(const topc_t *c, int32_t *f, ptrdiff_t len) {
-        if (len > 1)
-                tc_pop_heap_to(c, f, len - 1, &f[len - 1]);
-}
-
-static void tc_sort_heap(const topc_t *c, int32_t *f, ptrdiff_t len) {
-        while (len > 1) {
-                len--;
-                tc_pop_heap_to(c, f, len, &f[len]);
-        }
+static rt_heap_order_t tc_order(const topc_t *c) {
+        return (rt_heap_order_t) { tc_order_less, c };
 }
 
 static void tc_swap(int32_t *a, int32_t *b) {
@@ -199,8 +151,7 @@ static void tc_insertion_sort(const topc_t *c, int32_t *f, ptrdiff_t lo, ptrdiff
 static void tc_introsort(const topc_t *c, int32_t *f, ptrdiff_t lo, ptrdiff_t hi, int depth) {
         while (hi - lo > 16) {
                 if (depth == 0) { /* std::partial_sort(lo, hi, hi) */
-                        tc_make_heap(c, f + lo, hi - lo);
-                        tc_sort_heap(c, f + lo, hi - lo);
+                        rt_heap_partial_sort(&(const rt_heap_order_t) { tc_order_less, c }, f + lo, hi - lo, hi - lo);
                         return;
                 }
                 depth--;
@@ -253,23 +204,24 @@ static void tc_sort(const topc_t *c, int32_t *f, ptrdiff_t n) {
 
 /* One row: the k best positions into c->v[0..k). */
 static void tc_row(topc_t *c, int32_t n, int32_t k) {
+        const rt_heap_order_t o = tc_order(c);
         ptrdiff_t size = 0;
         for (int32_t a = 0; a < n; a++) {
                 if (size <= k) {
                         c->v[size++] = a;
                         if (size == (ptrdiff_t) k + 1) {
-                                tc_make_heap(c, c->v, size);
-                                tc_pop_heap(c, c->v, size);
+                                rt_heap_make(&o, c->v, size);
+                                rt_heap_pop(&o, c->v, size);
                         }
                 } else if (tc_less(c, a, c->v[0])) {
                         c->v[size - 1] = a;
-                        tc_pop_heap(c, c->v, size);
+                        rt_heap_pop(&o, c->v, size);
                 }
         }
         if (size <= k)
                 tc_sort(c, c->v, size);
         else
-                tc_sort_heap(c, c->v, size - 1);
+                rt_heap_sort(&o, c->v, size - 1);
 }
 
 static int topk_invoke(rt_context_t *ctx, rt_node_t *node) {

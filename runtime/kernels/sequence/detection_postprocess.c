@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "sequence.h"
+#include "stdheap.h"
 
 typedef struct det_box {
         float ymin, xmin, ymax, xmax;
@@ -172,10 +173,11 @@ static void det_decode(const rt_detection_params_t *p, const rt_tensor_t *enc, c
                 float bh = det_deq(enc, e + 2), bw = det_deq(enc, e + 3);
                 float ay = det_deq(anc, a), ax = det_deq(anc, a + 1);
                 float ah = det_deq(anc, a + 2), aw = det_deq(anc, a + 3);
-                float yc = by / p->y_scale * ah + ay;
-                float xc = bx / p->x_scale * aw + ax;
-                float half_h = 0.5f * expf(bh / p->h_scale) * ah;
-                float half_w = 0.5f * expf(bw / p->w_scale) * aw;
+                /* In double, rounded once to float, as TFLite decodes. */
+                float yc = (float) ((double) by / p->y_scale * ah + ay);
+                float xc = (float) ((double) bx / p->x_scale * aw + ax);
+                float half_h = (float) (0.5 * exp((double) bh / p->h_scale) * ah);
+                float half_w = (float) (0.5 * exp((double) bw / p->w_scale) * aw);
                 boxes[i].ymin = yc - half_h;
                 boxes[i].xmin = xc - half_w;
                 boxes[i].ymax = yc + half_h;
@@ -259,23 +261,18 @@ static int32_t det_nms_single(const rt_detection_params_t *p, const det_box_t *b
 }
 
 /* DecreasingPartialArgSort: the first k indices of vals[0..n) by decreasing
- * value (first maximum for k == 1; stable otherwise). */
-static int det_partial_argsort(const float *vals, int32_t n, int32_t k, int32_t *idx) {
+ * value: the first maximum for k == 1, else std::partial_sort's order
+ * (equal scores come out as libstdc++'s heap leaves them, as in TFLite). */
+static void det_partial_argsort(const float *vals, int32_t n, int32_t k, int32_t *idx) {
         if (k == 1) {
                 int32_t best = 0;
                 for (int32_t i = 1; i < n; i++)
                         if (vals[i] > vals[best])
                                 best = i;
                 idx[0] = best;
-                return 0;
+                return;
         }
-        _cleanup_free_ int32_t *tmp = malloc((size_t) (n ? n : 1) * sizeof(int32_t));
-        if (!tmp)
-                return -ENOMEM;
-        for (int32_t i = 0; i < n; i++)
-                idx[i] = i;
-        det_sort_desc(vals, idx, tmp, n);
-        return 0;
+        rt_heap_argsort_desc(vals, n, k, idx);
 }
 
 typedef struct det_out {
@@ -295,9 +292,7 @@ static int det_fast(const rt_detection_params_t *p, const det_box_t *boxes, cons
         for (int32_t b = 0; b < num_boxes; b++) {
                 const float *bs = scores + (size_t) b * n_cls_bg + label_offset;
                 int32_t *ci = sorted + (size_t) b * num_classes;
-                int r = det_partial_argsort(bs, num_classes, per_anchor, ci);
-                if (r < 0)
-                        return r;
+                det_partial_argsort(bs, num_classes, per_anchor, ci);
                 max_scores[b] = bs[ci[0]];
         }
         int32_t n_sel = det_nms_single(p, boxes, max_scores, num_boxes, p->max_detections, selected);
@@ -318,57 +313,94 @@ static int det_fast(const rt_detection_params_t *p, const det_box_t *boxes, cons
         return 0;
 }
 
+/* A detection in the regular path's running list: index into the class
+ * predictions (anchor * classes with background + class) and its score. */
+typedef struct det_pick {
+        int32_t index;
+        float score;
+} det_pick_t;
+
+/* TFLite's comparison when merging (a.score >= b.score): not strict, so an
+ * equal score from the newer class goes first. */
+static bool det_pick_first(const det_pick_t *a, const det_pick_t *b) {
+        return a->score >= b->score;
+}
+
+/*
+ * std::inplace_merge of l[0..mid) and l[mid..end) as libstdc++ runs it with
+ * a buffer: forward from the front when the first run is not longer, else
+ * backward from the end (with NaN scores the two are not the same). tmp
+ * holds end entries.
+ */
+static void det_merge(det_pick_t *l, int32_t mid, int32_t end, det_pick_t *tmp) {
+        if (mid == 0 || mid == end)
+                return;
+        if (mid <= end - mid) {
+                memcpy(tmp, l, (size_t) mid * sizeof(*l));
+                int32_t a = 0, b = mid, out = 0;
+                while (a < mid && b < end)
+                        l[out++] = det_pick_first(&l[b], &tmp[a]) ? l[b++] : tmp[a++];
+                while (a < mid)
+                        l[out++] = tmp[a++];
+                return;
+        }
+        int32_t n2 = end - mid;
+        memcpy(tmp, l + mid, (size_t) n2 * sizeof(*l));
+        int32_t a = mid - 1, b = n2 - 1, out = end;
+        for (;;) {
+                if (det_pick_first(&tmp[b], &l[a])) {
+                        l[--out] = l[a];
+                        if (a == 0) {
+                                while (b >= 0)
+                                        l[--out] = tmp[b--];
+                                return;
+                        }
+                        a--;
+                } else {
+                        l[--out] = tmp[b];
+                        if (b == 0)
+                                return;
+                        b--;
+                }
+        }
+}
+
+/* Regular NMS: per class, at most min(detections_per_class,
+ * max_detections) boxes by single-class NMS, merged into the running list
+ * by score (ties to the newer class), which keeps the best max_detections. */
 static int det_regular(const rt_detection_params_t *p, const det_box_t *boxes, const float *scores,
                        int32_t num_boxes, int32_t n_cls_bg, det_out_t *o) {
         const int32_t num_classes = p->num_classes, label_offset = n_cls_bg - num_classes;
         const int32_t max_det = p->max_detections;
-        size_t cap = (size_t) num_boxes + (size_t) max_det + 1;
+        const int32_t per_class = p->detections_per_class < max_det ? p->detections_per_class : max_det;
+        size_t cap = (size_t) max_det + (size_t) (per_class > 0 ? per_class : 0) + 1;
         _cleanup_free_ float *class_scores = malloc((size_t) num_boxes * sizeof(float) + 1);
         _cleanup_free_ int32_t *sel = malloc((size_t) num_boxes * sizeof(int32_t) + 1);
-        _cleanup_free_ int32_t *box_idx = malloc(cap * sizeof(int32_t));
-        _cleanup_free_ float *box_scores = malloc(cap * sizeof(float));
-        _cleanup_free_ int32_t *sorted = malloc(cap * sizeof(int32_t));
-        _cleanup_free_ float *sorted_vals = malloc(cap * sizeof(float));
-        int32_t n_sorted = 0;
-        if (!class_scores || !sel || !box_idx || !box_scores || !sorted || !sorted_vals)
+        _cleanup_free_ det_pick_t *list = malloc(cap * sizeof(det_pick_t));
+        _cleanup_free_ det_pick_t *tmp = malloc(cap * sizeof(det_pick_t));
+        if (!class_scores || !sel || !list || !tmp)
                 return -ENOMEM;
-        for (int32_t col = 0; col < num_classes; col++) {
+        int32_t size = 0;
+        for (int32_t col = 0; col < num_classes && per_class > 0; col++) {
                 for (int32_t b = 0; b < num_boxes; b++)
                         class_scores[b] = scores[(size_t) b * n_cls_bg + col + label_offset];
-                int32_t n_sel = det_nms_single(p, boxes, class_scores, num_boxes, p->detections_per_class, sel);
+                int32_t n_sel = det_nms_single(p, boxes, class_scores, num_boxes, per_class, sel);
                 if (n_sel < 0)
                         return n_sel;
-                int32_t oi = n_sorted;
-                for (int32_t s = 0; s < n_sel; s++) {
-                        box_idx[oi] = sel[s] * n_cls_bg + col + label_offset;
-                        box_scores[oi] = class_scores[sel[s]];
-                        oi++;
-                }
-                int32_t k = oi < max_det ? oi : max_det;
-                if (k > 0) {
-                        int r = det_partial_argsort(box_scores, oi, k, sorted);
-                        if (r < 0)
-                                return r;
-                }
-                for (int32_t i = 0; i < k; i++) {
-                        int32_t tmp = sorted[i];
-                        sorted[i] = box_idx[tmp];
-                        sorted_vals[i] = box_scores[tmp];
-                }
-                for (int32_t i = 0; i < k; i++) {
-                        box_idx[i] = sorted[i];
-                        box_scores[i] = sorted_vals[i];
-                }
-                n_sorted = k;
+                for (int32_t s = 0; s < n_sel; s++)
+                        list[size + s] = (det_pick_t) { sel[s] * n_cls_bg + col + label_offset,
+                                                        class_scores[sel[s]] };
+                det_merge(list, size, size + n_sel, tmp);
+                size = size + n_sel < max_det ? size + n_sel : max_det;
         }
-        for (int32_t i = 0; i < n_sorted; i++) {
-                int32_t anchor = box_idx[i] / n_cls_bg;
-                int32_t cls = box_idx[i] - anchor * n_cls_bg - label_offset;
+        for (int32_t i = 0; i < size; i++) {
+                int32_t anchor = list[i].index / n_cls_bg;
+                int32_t cls = list[i].index - anchor * n_cls_bg - label_offset;
                 memcpy(o->boxes + (size_t) i * 4, &boxes[anchor], sizeof(det_box_t));
                 o->classes[i] = (float) cls;
-                o->scores[i] = box_scores[i];
+                o->scores[i] = list[i].score;
         }
-        o->count[0] = (float) n_sorted;
+        o->count[0] = (float) size;
         return 0;
 }
 

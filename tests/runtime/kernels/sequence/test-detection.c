@@ -100,6 +100,24 @@ START_TEST(test_detection_fast_nms_uint8) {
 }
 END_TEST
 
+/* Equal scores from two classes: TFLite merges each class's picks into the
+ * running list with a.score >= b.score, so the newer class comes first
+ * (a stable sort would keep class 0). */
+START_TEST(test_detection_regular_nms_tie_goes_to_newer_class) {
+        static const float tied[9] = { 0, 0.9f, 0.9f, 0, 0.8f, 0.85f, 0, 0.3f, 0.7f };
+        det_case_t c;
+        det_setup(&c, false);
+        memcpy(c.h.tensors[c.in[1]].data, tied, sizeof(tied));
+        rt_detection_params_t p = det_params(true, 1);
+        ck_assert_int_eq(kh_run(&c.h, &rt_kernel_detection_postprocess, &p, c.in, 3, c.out, 4), 0);
+        ck_assert_float_eq(((float *) c.h.tensors[c.out[3]].data)[0], 1.0f);
+        ck_assert_float_eq(((float *) c.h.tensors[c.out[1]].data)[0], 1.0f);
+        ck_assert_float_eq_tol(((float *) c.h.tensors[c.out[2]].data)[0], 0.9f, 1e-6);
+        assert_box(c.h.tensors[c.out[0]].data, 0, 0, 1, 1);
+        kh_done(&c.h);
+}
+END_TEST
+
 START_TEST(test_detection_regular_nms) {
         det_case_t c;
         det_setup(&c, false);
@@ -212,6 +230,7 @@ int main(void) {
         tcase_add_test(tc, test_detection_fast_nms_float);
         tcase_add_test(tc, test_detection_fast_nms_uint8);
         tcase_add_test(tc, test_detection_regular_nms);
+        tcase_add_test(tc, test_detection_regular_nms_tie_goes_to_newer_class);
         tcase_add_test(tc, test_detection_score_threshold_drops_all);
         tcase_add_test(tc, test_detection_rejects_bad_shapes_and_params);
         tcase_add_test(tc, test_detection_parse_flexbuffer_options);
