@@ -286,9 +286,9 @@ int32_t dt_const_channels(dt_case_t *c, rt_type_t type, int32_t rank, const int3
         });
 }
 
-int32_t dt_op(dt_case_t *c, int32_t code, int32_t version, const int32_t *in, int32_t n_in, const int32_t *out,
-              int32_t n_out, uint8_t options_type, const tfb_option_t *opts, size_t n_opts) {
-        int32_t oc = tfb_opcode_builtin(c->b, code, version);
+static int32_t op_add(dt_case_t *c, int32_t oc, const int32_t *in, int32_t n_in, const int32_t *out, int32_t n_out,
+                      uint8_t options_type, const tfb_option_t *opts, size_t n_opts, const uint8_t *custom,
+                      size_t custom_size) {
         if (oc < 0)
                 return oc;
         return tfb_op_add(c->b, &(tfb_op_t) {
@@ -300,23 +300,20 @@ int32_t dt_op(dt_case_t *c, int32_t code, int32_t version, const int32_t *in, in
                 .options_type = options_type,
                 .options = opts,
                 .n_options = n_opts,
+                .custom_options = custom,
+                .custom_options_size = custom_size,
         });
+}
+
+int32_t dt_op(dt_case_t *c, int32_t code, int32_t version, const int32_t *in, int32_t n_in, const int32_t *out,
+              int32_t n_out, uint8_t options_type, const tfb_option_t *opts, size_t n_opts) {
+        return op_add(c, tfb_opcode_builtin(c->b, code, version), in, n_in, out, n_out, options_type, opts, n_opts,
+                      NULL, 0);
 }
 
 int32_t dt_op_custom(dt_case_t *c, const char *name, const int32_t *in, int32_t n_in, const int32_t *out,
                      int32_t n_out, const uint8_t *options, size_t options_size) {
-        int32_t oc = tfb_opcode_custom(c->b, name, 1);
-        if (oc < 0)
-                return oc;
-        return tfb_op_add(c->b, &(tfb_op_t) {
-                .opcode = oc,
-                .inputs = in,
-                .n_inputs = n_in,
-                .outputs = out,
-                .n_outputs = n_out,
-                .custom_options = options,
-                .custom_options_size = options_size,
-        });
+        return op_add(c, tfb_opcode_custom(c->b, name, 1), in, n_in, out, n_out, 0, NULL, 0, options, options_size);
 }
 
 int32_t dt_act(dt_rng_t *r) {
