@@ -15,9 +15,6 @@
 
 #include "driver.h"
 
-/* The entry point's type. */
-typedef const rt_driver_t *(*rt_driver_entry_t)(uint32_t runtime_abi_version);
-
 /*
  * dlopen `path`, call its entry point and register the driver. *ret (may be
  * NULL) gets it. 0; -ENOENT / -ELIBBAD (not loadable, no entry point, NULL
