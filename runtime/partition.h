@@ -29,6 +29,7 @@ typedef struct rt_partition {
         int32_t *outputs;
         int32_t n_outputs;
         char *why;         /* reference group of a delegation: why not delegated (owned), or NULL */
+        int32_t why_node;  /* the node `why` names (the first refused one), or -1 */
 } rt_partition_t;
 
 typedef struct rt_partition_set {
@@ -106,3 +107,9 @@ const char *rt_delegation_partition_driver(const rt_delegation_t *del, int32_t i
  * delegated group and where it ran instead. Valid until the next
  * allocation or invoke. */
 const char *rt_delegation_partition_why(const rt_delegation_t *del, int32_t i);
+
+/* The node that reason is about, as data: the first node the driver
+ * refused, or the node its compilation failed on (driver ABI 3's
+ * rt_driver_error_t.node, else the first node no driver took when the
+ * group was split); -1 when none. */
+int32_t rt_delegation_partition_node(const rt_delegation_t *del, int32_t i);

@@ -283,6 +283,11 @@ typedef struct rt_interp_partition {
          * compilation/execution error and what ran instead. Valid until the
          * interpreter's next allocation or invoke, or its end. */
         const char *why;
+        /* The node `why` is about, as data, or -1: the first node the
+         * delegate refused, or the node its driver's compilation failed on
+         * (driver ABI 3 reports it), else the first node no driver took
+         * when the group was split. */
+        int32_t node;
 } rt_interp_partition_t;
 
 /*

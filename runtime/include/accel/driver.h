@@ -17,9 +17,10 @@
  *
  * Versioning. RT_DRIVER_ABI_VERSION changes whenever the layout or the
  * meaning of anything here changes; a driver states the version it was
- * built for in rt_driver_t.abi_version (always the struct's first field,
- * whatever the version), and the runtime refuses any other version with
- * -EPROTO and a message naming both numbers. The entry point
+ * built for in rt_driver_t.abi_version; abi_version and name stay the
+ * struct's first two fields in every version, and the runtime refuses any
+ * other version with -EPROTO and a message naming the driver and both
+ * numbers, without touching the rest of the struct. The entry point
  * (RT_DRIVER_ENTRY_SYMBOL) keeps its name and signature across ABI versions
  * precisely so that an older or newer plugin is found and then refused by
  * its version, with that message, instead of failing to load.
@@ -40,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RT_DRIVER_ABI_VERSION 2u
+#define RT_DRIVER_ABI_VERSION 3u
 
 /*
  * Entry point every plugin exports:
@@ -353,11 +354,29 @@ typedef struct rt_driver_group {
         int32_t n_outputs;
 } rt_driver_group_t;
 
+/*
+ * Why a prepare failed (ABI 3). `node` is the graph node the failure is
+ * about (an index into rt_driver_graph_t.nodes, one of group->nodes) when
+ * the driver can name one, such as an operator it cannot translate; -1
+ * when the failure is the group's as a whole (out of memory, the backend
+ * refusing the compiled graph). `message` says why, without the node
+ * ("XNNPACK: fused TANH activation not supported"): the runtime names the
+ * node itself ("node 4 (ADD): ..."). With a node, the runtime compiles the
+ * group's nodes before it on their own and runs that node elsewhere (the
+ * FallbackSettings decide where), instead of searching for it.
+ */
+#define RT_DRIVER_ERROR_MAX 400
+
+typedef struct rt_driver_error {
+        int32_t node;
+        char message[RT_DRIVER_ERROR_MAX];  /* NUL-terminated */
+} rt_driver_error_t;
+
 typedef struct rt_driver rt_driver_t;
 
 struct rt_driver {
-        uint32_t abi_version;  /* RT_DRIVER_ABI_VERSION; stays the first field */
-        const char *name;      /* "reference", "xnnpack", "faulty"; unique */
+        uint32_t abi_version;  /* RT_DRIVER_ABI_VERSION; first in every version */
+        const char *name;      /* "reference", "xnnpack", "faulty"; unique; second in every version */
         const char *version;
         rt_driver_type_t type;
         void *data;            /* the driver's own */
@@ -383,12 +402,14 @@ struct rt_driver {
          * Compile `group` of `g` with the tensors' current shapes.
          * deadline_ns: CLOCK_MONOTONIC nanoseconds, 0 = none (-ETIME when
          * passed). *ret_prepared is the driver's handle, released with
-         * release. 0, -ENOTSUP / -EINVAL / -ENODEV / -ETIME / -ENOMEM with
-         * a message in err.
+         * release. 0, or -ENOTSUP / -EINVAL / -ENODEV / -ETIME / -ENOMEM
+         * with *ret_error filled in (ABI 3): the node the failure is about
+         * and why (see rt_driver_error_t). The runtime hands ret_error in
+         * as { -1, "" }.
          */
         int (*prepare)(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *group,
-                       const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err,
-                       size_t err_size);
+                       const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared,
+                       rt_driver_error_t *ret_error);
 
         /* Run a prepared group: read its inputs, write its outputs in
          * g->tensors. 0 or -errno with a message in err. */
