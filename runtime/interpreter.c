@@ -1092,3 +1092,11 @@ const char *rt_interp_delegation_note(const rt_interp_t *it) {
 const char *rt_interp_unsupported_reason(const rt_interp_t *it, int32_t node) {
         return it ? rt_delegation_reason(it->delegation, node) : "";
 }
+
+int rt_model_check_ops(const rt_model_t *m, int32_t subgraph,
+                       void (*cb)(void *user, int32_t node, const char *message), void *user) {
+        const rt_resolver_t *builtins = rt_resolver_builtins();
+        if (!m)
+                return -EINVAL;
+        return builtins ? rt_graph_check_ops(m, subgraph, builtins, cb, user) : -ENOMEM;
+}

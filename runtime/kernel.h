@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The kernel-facing side of the runtime: the registration interface that
  * every builtin and custom op implements (in the spirit of
@@ -26,11 +28,7 @@
 
 #include "accel/driver.h"
 #include "fbt.h"
-
-/* Size of one element in bytes; 0 for STRING/RESOURCE/VARIANT/unknown. */
-size_t rt_type_size(rt_type_t type);
-/* "float32", "int8", ...; "unknown" for values out of range. */
-const char *rt_type_name(rt_type_t type);
+#include "model.h" /* rt_type_size(), rt_type_name() */
 
 typedef struct rt_context rt_context_t;
 

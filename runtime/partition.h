@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The partitioner (runtime-internal): split a graph's plan into maximal
  * groups of nodes one driver supports, in a valid topological order, and

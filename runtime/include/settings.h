@@ -20,6 +20,9 @@
  *
  * Plain data, no hidden state: copy with rt_settings_copy(), which
  * duplicates the one owned string.
+ *
+ * Public (runtime/include/). rt_settings_t itself is the driver ABI's
+ * (<accel/driver.h>): drivers read it.
  */
 #pragma once
 

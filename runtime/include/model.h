@@ -11,6 +11,10 @@
  *
  * A model is immutable after load and may be shared between threads and
  * interpreters.
+ *
+ * Public (runtime/include/, what runtime_dep exports): the reader is part
+ * of the in-process API. Element types, quantization, op codes and options
+ * tags are the driver ABI's (<accel/driver.h>).
  */
 #pragma once
 
@@ -18,8 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fbt.h"
-#include "kernel.h"
+#include "accel/driver.h"
+
+/* Size of one element in bytes; 0 for STRING/RESOURCE/VARIANT/unknown. */
+size_t rt_type_size(rt_type_t type);
+/* "float32", "int8", ...; "unknown" for values out of range. */
+const char *rt_type_name(rt_type_t type);
 
 typedef struct rt_model_tensor {
         rt_type_t type;
