@@ -19,7 +19,15 @@
  *                    whether they were allowed
  *
  * Later work uses it to prove crash isolation and output validation.
+ *
+ * It is also the example of an out-of-tree plugin: it needs nothing but
+ * the installed driver ABI (<accel/driver.h>) and libc, and builds with
+ *   cc -std=c11 -Wall -Wextra -fPIC -shared -I<includedir> faulty.c
+ * (tests/runtime/drivers/check-abi-header.sh does exactly that).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fork, pause, nanosleep, socket under -std=c11 */
+#endif
 #include <errno.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
@@ -153,6 +161,8 @@ static bool node_ok(const rt_driver_graph_t *g, const rt_node_t *n) {
 
 static int faulty_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_settings_t *s,
                             bool *ret_supported, char (*reasons)[RT_DRIVER_REASON_MAX]) {
+        (void) d;
+        (void) s;
         for (int32_t i = 0; i < g->n_nodes; i++) {
                 ret_supported[i] = node_ok(g, &g->nodes[i]);
                 if (ret_supported[i])
@@ -173,6 +183,9 @@ static void crash(void) {
 
 static int faulty_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                           const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
+        (void) d;
+        (void) g;
+        (void) deadline_ns;
         mode_t_ mode;
         long delay, node;
         if (mode_parse(s, &mode, &delay, &node) < 0) {
