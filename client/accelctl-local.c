@@ -18,7 +18,6 @@
 #include "file-read.h"
 #include "accelctl-local.h"
 #include "cleanup.h"
-#include "graph.h"
 #include "rt.h"
 #include "settings.h"
 
@@ -169,8 +168,7 @@ int accelctl_local_inspect(int argc, char **argv) {
         qsort(h, n_h, sizeof(*h), histo_cmp);
 
         _cleanup_(json_putp) json_object *unsupported = json_object_new_array();
-        const rt_resolver_t *builtins = rt_resolver_builtins();
-        int n_unsupported = builtins ? rt_graph_check_ops(m, 0, builtins, unsupported_collect, unsupported) : -ENOMEM;
+        int n_unsupported = rt_model_check_ops(m, 0, unsupported_collect, unsupported);
 
         /* Arena size: only when every op resolves and allocate succeeds. */
         bool have_arena = false;

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The tensor arena planner (runtime-internal): given buffers with a size and
  * a lifetime [first, last] (positions in the execution plan, inclusive),

@@ -50,6 +50,7 @@ struct dnode {
         const rt_driver_t *runner; /* the driver that prepared `prepared` */
         bool fallback;             /* on the reference kernels */
         char why[400];             /* why the group is not run as asked, or "" */
+        int32_t why_node;          /* the node `why` is about, or -1 */
         piece_t *pieces;           /* a split group: its pieces in order (else NULL) */
         int32_t n_pieces;
         int32_t shapes_rank[64]; /* shapes of the first inputs at the last compile */
@@ -198,7 +199,35 @@ static void text_set(char *buf, size_t size, const char *fmt, ...) {
         va_end(ap);
 }
 
-static int driver_prepare(dnode_t *dn, const rt_driver_t *d, const rt_settings_t *s, char *err, size_t err_size) {
+/* Call d->prepare with a fresh error: { -1, "" }. A node the driver names
+ * that is not in the group it was given counts as none. */
+static int prepare_call(const rt_driver_t *d, const rt_driver_graph_t *dg, const rt_driver_group_t *grp,
+                        const rt_settings_t *s, void **ret_prepared, rt_driver_error_t *e) {
+        *e = (rt_driver_error_t) { .node = -1 };
+        int r = d->prepare(d, dg, grp, s, 0, ret_prepared, e);
+        if (r >= 0)
+                return r;
+        e->message[sizeof(e->message) - 1] = 0;
+        bool inside = false;
+        for (int32_t k = 0; k < grp->n_nodes && !inside; k++)
+                inside = grp->nodes[k] == e->node;
+        if (!inside)
+                e->node = -1;
+        if (!e->message[0])
+                snprintf(e->message, sizeof(e->message), "%s", strerror(-r));
+        return r;
+}
+
+/* A prepare error as text: "node 4 (ADD): why" when the driver named the
+ * node, else "why". */
+static void error_text(const rt_graph_t *g, const rt_driver_error_t *e, char *buf, size_t size) {
+        if (e->node >= 0)
+                text_set(buf, size, "node %d (%s): %s", (int) e->node, rt_op_name(g->nodes[e->node].op), e->message);
+        else
+                text_set(buf, size, "%s", e->message);
+}
+
+static int driver_prepare(dnode_t *dn, const rt_driver_t *d, const rt_settings_t *s, rt_driver_error_t *e) {
         rt_delegation_t *del = dn->del;
         const rt_partition_t *p = &del->parts.v[dn->part];
         rt_driver_graph_t dg = driver_graph(del->exec);
@@ -208,13 +237,9 @@ static int driver_prepare(dnode_t *dn, const rt_driver_t *d, const rt_settings_t
                 .outputs = p->outputs, .n_outputs = p->n_outputs,
         };
         void *prepared = NULL;
-        err[0] = 0;
-        int r = d->prepare(d, &dg, &grp, s, 0, &prepared, err, err_size);
-        if (r < 0) {
-                if (!err[0])
-                        snprintf(err, err_size, "%s", strerror(-r));
+        int r = prepare_call(d, &dg, &grp, s, &prepared, e);
+        if (r < 0)
                 return r;
-        }
         dn->prepared = prepared;
         dn->runner = d;
         return 0;
@@ -271,7 +296,7 @@ static int piece_bounds(const dnode_t *dn, piece_t *pc) {
 
 /* Compile nodes [first, first + count) of the group with d into *pc. */
 static int piece_compile(dnode_t *dn, const rt_driver_t *d, const rt_settings_t *s, int32_t first, int32_t count,
-                         piece_t *pc, char *err, size_t err_size) {
+                         piece_t *pc, rt_driver_error_t *e) {
         const rt_partition_t *p = &dn->del->parts.v[dn->part];
         *pc = (piece_t) { .first = first, .count = count };
         int r = piece_bounds(dn, pc);
@@ -285,27 +310,53 @@ static int piece_compile(dnode_t *dn, const rt_driver_t *d, const rt_settings_t 
                 .inputs = pc->inputs, .n_inputs = pc->n_inputs,
                 .outputs = pc->outputs, .n_outputs = pc->n_outputs,
         };
-        err[0] = 0;
-        r = d->prepare(d, &dg, &grp, s, 0, &pc->prepared, err, err_size);
+        r = prepare_call(d, &dg, &grp, s, &pc->prepared, e);
         if (r < 0) {
                 pc->prepared = NULL;
                 piece_done(pc);
-                if (!err[0])
-                        snprintf(err, err_size, "%s", strerror(-r));
                 return r;
         }
         pc->runner = d;
         return 0;
 }
 
-/* The longest run from node `first` that d compiles (binary search over
- * its length, the whole rest first), in *pc; 0 when none does. */
+/* Position of graph node `node` in the group, or -1. */
+static int32_t group_pos(const rt_partition_t *p, int32_t node) {
+        for (int32_t k = 0; node >= 0 && k < p->n_nodes; k++)
+                if (p->nodes[k] == node)
+                        return k;
+        return -1;
+}
+
+/*
+ * The longest run from node `first` (at most `max` nodes) that d compiles,
+ * in *pc; 0 when none does. A failure that names a node of the run makes
+ * the run before that node the next try (driver ABI 3: no search); one
+ * that names none falls back to a binary search over the length. *e has
+ * the last failure.
+ */
 static int32_t piece_longest(dnode_t *dn, const rt_driver_t *d, const rt_settings_t *s, int32_t first,
-                             int32_t max, piece_t *pc, char *err, size_t err_size) {
-        int32_t lo = 1, hi = max, best = 0, mid = max;
+                             int32_t max, piece_t *pc, rt_driver_error_t *e) {
+        const rt_partition_t *p = &dn->del->parts.v[dn->part];
+        int32_t len = max;
+        while (len > 0) {
+                piece_t t;
+                if (piece_compile(dn, d, s, first, len, &t, e) == 0) {
+                        *pc = t;
+                        return len;
+                }
+                int32_t at = group_pos(p, e->node);
+                if (at < first || at >= first + len)
+                        break;
+                len = at - first;
+        }
+        if (len <= 1)
+                return 0;
+        /* len nodes failed without naming one: search below it. */
+        int32_t lo = 1, hi = len - 1, best = 0, mid = lo + (hi - lo + 1) / 2;
         while (lo <= hi) {
                 piece_t t;
-                if (piece_compile(dn, d, s, first, mid, &t, err, err_size) == 0) {
+                if (piece_compile(dn, d, s, first, mid, &t, e) == 0) {
                         if (best)
                                 piece_done(pc);
                         *pc = t;
@@ -330,28 +381,40 @@ static int pieces_push(dnode_t *dn, const piece_t *pc) {
 /*
  * Split the group into runs each compiled by the first driver of
  * `chain` that takes it (the longest run from each position), nodes no
- * driver takes alone running on the reference kernels. The reason of the
- * first such node goes to `refused`. 0 or -ENOMEM.
+ * driver takes alone running on the reference kernels. `whole` is the
+ * first driver's failure on the whole group: the run before the node it
+ * names is tried first. The reason of the first node no driver takes goes
+ * to `refused` ("node 4 (ADD): why"). 0 or -ENOMEM.
  */
 static int group_split(dnode_t *dn, const rt_driver_t *const *chain, int n_chain, const rt_settings_t *s,
-                       char *refused, size_t refused_size) {
+                       const rt_driver_error_t *whole, char *refused, size_t refused_size, int32_t *ret_refused) {
         const rt_partition_t *p = &dn->del->parts.v[dn->part];
         const rt_graph_t *g = rt_exec_graph(dn->del->exec);
-        char err[400];
+        rt_driver_error_t e = *whole;
+        int32_t whole_at = group_pos(p, whole->node);
         refused[0] = 0;
+        *ret_refused = -1;
         for (int32_t k = 0; k < p->n_nodes;) {
                 piece_t pc = { 0 };
                 int32_t got = 0;
-                /* The whole group already failed on the first driver. */
-                for (int c = 0; c < n_chain && !got; c++)
-                        got = piece_longest(dn, chain[c], s, k, p->n_nodes - k - (k == 0 && c == 0), &pc, err,
-                                            sizeof(err));
+                for (int c = 0; c < n_chain && !got; c++) {
+                        int32_t max = p->n_nodes - k;
+                        /* The whole group already failed on the first driver. */
+                        if (k == 0 && c == 0)
+                                max = whole_at >= 0 ? whole_at : max - 1;
+                        if (max > 0)
+                                got = piece_longest(dn, chain[c], s, k, max, &pc, &e);
+                        else
+                                e = *whole;
+                }
                 if (!got) {
-                        if (!refused[0] && strncmp(err, "node ", 5) == 0)
-                                text_set(refused, refused_size, "%s", err);
+                        if (!refused[0] && e.node >= 0)
+                                error_text(g, &e, refused, refused_size);
                         else if (!refused[0])
                                 text_set(refused, refused_size, "node %d (%s): %s", (int) p->nodes[k],
-                                         rt_op_name(g->nodes[p->nodes[k]].op), err);
+                                         rt_op_name(g->nodes[p->nodes[k]].op), e.message);
+                        if (*ret_refused < 0)
+                                *ret_refused = e.node >= 0 ? e.node : p->nodes[k];
                         piece_t *last = dn->n_pieces ? &dn->pieces[dn->n_pieces - 1] : NULL;
                         if (last && !last->prepared) {
                                 last->count++;
@@ -395,12 +458,15 @@ static void pieces_text(const dnode_t *dn, char *buf, size_t size) {
 static int group_compile(dnode_t *dn) {
         rt_delegation_t *del = dn->del;
         const rt_driver_t *d = del->driver;
-        char err[400];
-        int r = driver_prepare(dn, d, &del->settings, err, sizeof(err));
+        rt_driver_error_t e;
+        int r = driver_prepare(dn, d, &del->settings, &e);
         if (r == 0)
                 return 0;
-        char first[400];
+        char first[400], err[400];
+        error_text(rt_exec_graph(del->exec), &e, err, sizeof(err));
         text_set(first, sizeof(first), "%s: compilation failed: %s", d->name, err);
+        dn->why_node = e.node;
+        int32_t refused_node;
         if (r == -ENOMEM) {
                 text_set(dn->why, sizeof(dn->why), "%s", first);
                 return r;
@@ -409,7 +475,7 @@ static int group_compile(dnode_t *dn) {
                 /* Runs of the same driver with the same settings are no
                  * fallback: split when every node still goes to it. */
                 char refused[300], parts[200];
-                int k = group_split(dn, &d, 1, &del->settings, refused, sizeof(refused));
+                int k = group_split(dn, &d, 1, &del->settings, &e, refused, sizeof(refused), &refused_node);
                 bool whole = k == 0 && dn->n_pieces > 1;
                 for (int32_t i = 0; whole && i < dn->n_pieces; i++)
                         whole = dn->pieces[i].prepared != NULL;
@@ -424,15 +490,19 @@ static int group_compile(dnode_t *dn) {
         }
         rt_settings_t f32 = del->settings;
         f32.xnnpack_flags &= ~(uint32_t) RT_XNNPACK_FLAG_FORCE_FP16;
+        /* The whole group's failure with the settings the split uses. */
+        rt_driver_error_t e32 = e;
         if (del->settings.xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16) {
-                if (driver_prepare(dn, d, &f32, err, sizeof(err)) == 0) {
+                if (driver_prepare(dn, d, &f32, &e32) == 0) {
                         text_set(dn->why, sizeof(dn->why), "%s; ran in float32", first);
                         return 0;
                 }
         }
         const rt_driver_t *chain[2] = { d, del->second };
         char refused[300];
-        r = group_split(dn, chain, del->second ? 2 : 1, &f32, refused, sizeof(refused));
+        r = group_split(dn, chain, del->second ? 2 : 1, &f32, &e32, refused, sizeof(refused), &refused_node);
+        if (dn->why_node < 0)
+                dn->why_node = refused_node;
         if (r < 0) {
                 dnode_release(dn);
                 text_set(dn->why, sizeof(dn->why), "%s; cannot split the group: %s", first, strerror(-r));
@@ -492,6 +562,7 @@ static int delegate_prepare(rt_context_t *ctx, rt_node_t *node) {
         dnode_release(dn);
         dn->fallback = false;
         dn->why[0] = 0;
+        dn->why_node = -1;
         int r = group_compile(dn);
         if (r < 0) {
                 (void) rt_ctx_error(ctx, "%s", dn->why);
@@ -625,6 +696,7 @@ static int delegate_invoke(rt_context_t *ctx, rt_node_t *node) {
         dn->fallback = true;
         text_set(dn->why, sizeof(dn->why), "%s: execution failed: %s; ran on the reference kernels", runner->name,
                  err);
+        dn->why_node = -1;
         dn->compiled = true;
         return fallback_run(ctx, dn);
 }
@@ -680,6 +752,7 @@ static int why_reference(rt_delegation_t *del, const rt_graph_t *g, rt_partition
                 snprintf(buf, sizeof(buf), "node %d (%s): %s", (int) first, rt_op_name(g->nodes[first].op),
                          del->reasons[first]);
         p->why = strdup(buf);
+        p->why_node = first;
         return p->why ? 0 : -ENOMEM;
 }
 
@@ -817,6 +890,15 @@ const char *rt_delegation_partition_why(const rt_delegation_t *del, int32_t i) {
         if (dn)
                 return dn->why;
         return del->parts.v[i].why ? del->parts.v[i].why : "";
+}
+
+int32_t rt_delegation_partition_node(const rt_delegation_t *del, int32_t i) {
+        if (!del || i < 0 || i >= del->parts.n)
+                return -1;
+        const dnode_t *dn = dnode_of(del, i);
+        if (dn)
+                return dn->why[0] ? dn->why_node : -1;
+        return del->parts.v[i].why_node;
 }
 
 bool rt_delegation_partition_fell_back(const rt_delegation_t *del, int32_t i) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,8 +25,15 @@ static bool builtins_done;
 static int add_locked(const rt_driver_t *d) {
         if (!d || !d->name || !d->name[0] || !d->supported_ops || !d->prepare || !d->execute || !d->release)
                 return -EINVAL;
-        if (d->abi_version != RT_DRIVER_ABI_VERSION)
+        if (d->abi_version != RT_DRIVER_ABI_VERSION) {
+                /* Only the first two fields are read: they are the same in
+                 * every ABI version, the rest of the struct may not be. */
+                fprintf(stderr,
+                        "acceld: driver '%s' was built for driver ABI %u, this runtime implements ABI %u "
+                        "(<accel/driver.h>); refused\n",
+                        d->name ? d->name : "?", d->abi_version, RT_DRIVER_ABI_VERSION);
                 return -EPROTO;
+        }
         for (size_t i = 0; i < n_drivers; i++)
                 if (strcasecmp(drivers[i].d->name, d->name) == 0)
                         return -EEXIST;

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The executor (runtime-internal): runs one graph. It implements
  * rt_context_t for the kernels, prepares every node in plan order (shape

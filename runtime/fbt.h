@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * fbt: bounds-checked reads of FlatBuffers tables.
  *
@@ -20,12 +22,10 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct fbt_table {
-        const uint8_t *buf;
-        size_t size;
-        uint32_t pos;  /* offset of the table in buf; 0 = absent */
-} fbt_table_t;
+#include "accel/driver.h"
 
+/* fbt_table_t (a table: buffer, size, offset) is part of the driver ABI,
+ * since a node's options are one. */
 typedef struct fbt_vec {
         const uint8_t *data;  /* first element (after the length word) */
         uint32_t n;           /* element count; 0 when absent */

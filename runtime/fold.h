@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * Weight folding (runtime-internal): DENSIFY of a constant and DEQUANTIZE
  * of a constant (float16, int8, uint8 or int16 to float32) run once, when

@@ -1071,7 +1071,7 @@ size_t rt_interp_partitions(const rt_interp_t *it, rt_interp_partition_t *ret, s
         size_t n = 0;
         if (!ps || ps->n == 0) {
                 if (ret && max > 0)
-                        ret[0] = (rt_interp_partition_t) { "reference", g->n_plan, it->delegation_note };
+                        ret[0] = (rt_interp_partition_t) { "reference", g->n_plan, it->delegation_note, -1 };
                 return 1;
         }
         for (int32_t i = 0; i < ps->n; i++, n++)
@@ -1080,6 +1080,7 @@ size_t rt_interp_partitions(const rt_interp_t *it, rt_interp_partition_t *ret, s
                                 rt_delegation_partition_driver(it->delegation, i),
                                 ps->v[i].n_nodes,
                                 rt_delegation_partition_why(it->delegation, i),
+                                rt_delegation_partition_node(it->delegation, i),
                         };
         return n;
 }
@@ -1090,4 +1091,12 @@ const char *rt_interp_delegation_note(const rt_interp_t *it) {
 
 const char *rt_interp_unsupported_reason(const rt_interp_t *it, int32_t node) {
         return it ? rt_delegation_reason(it->delegation, node) : "";
+}
+
+int rt_model_check_ops(const rt_model_t *m, int32_t subgraph,
+                       void (*cb)(void *user, int32_t node, const char *message), void *user) {
+        const rt_resolver_t *builtins = rt_resolver_builtins();
+        if (!m)
+                return -EINVAL;
+        return builtins ? rt_graph_check_ops(m, subgraph, builtins, cb, user) : -ENOMEM;
 }

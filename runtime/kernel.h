@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
- * The kernel-facing side of the runtime: tensors, nodes, the registration
- * interface that every builtin and custom op implements (in the spirit of
- * TfLiteRegistration), and the context a kernel talks to.
+ * The kernel-facing side of the runtime: the registration interface that
+ * every builtin and custom op implements (in the spirit of
+ * TfLiteRegistration) and the context a kernel talks to. Tensors, nodes,
+ * types and op codes are the driver ABI's (<accel/driver.h>), which this
+ * header includes.
  *
  * Threading: a kernel is called from whichever thread runs the interpreter;
  * one interpreter is never used from two threads at once. Kernels keep no
@@ -22,117 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accel/driver.h"
 #include "fbt.h"
-
-#define RT_MAX_RANK 8
-
-/* Tensor element types: the numbers are TFLite's TensorType values. */
-typedef enum rt_type {
-        RT_TYPE_FLOAT32 = 0,
-        RT_TYPE_FLOAT16 = 1,
-        RT_TYPE_INT32 = 2,
-        RT_TYPE_UINT8 = 3,
-        RT_TYPE_INT64 = 4,
-        RT_TYPE_STRING = 5,
-        RT_TYPE_BOOL = 6,
-        RT_TYPE_INT16 = 7,
-        RT_TYPE_COMPLEX64 = 8,
-        RT_TYPE_INT8 = 9,
-        RT_TYPE_FLOAT64 = 10,
-        RT_TYPE_COMPLEX128 = 11,
-        RT_TYPE_UINT64 = 12,
-        RT_TYPE_RESOURCE = 13,
-        RT_TYPE_VARIANT = 14,
-        RT_TYPE_UINT32 = 15,
-        RT_TYPE_UINT16 = 16,
-        RT_TYPE_INT4 = 17,
-        _RT_TYPE_MAX,
-} rt_type_t;
-
-/* Size of one element in bytes; 0 for STRING/RESOURCE/VARIANT/unknown. */
-size_t rt_type_size(rt_type_t type);
-/* "float32", "int8", ...; "unknown" for values out of range. */
-const char *rt_type_name(rt_type_t type);
-
-/* Fused activation, TFLite's ActivationFunctionType numbers. */
-typedef enum rt_activation {
-        RT_ACT_NONE = 0,
-        RT_ACT_RELU = 1,
-        RT_ACT_RELU_N1_TO_1 = 2,
-        RT_ACT_RELU6 = 3,
-        RT_ACT_TANH = 4,
-        RT_ACT_SIGN_BIT = 5,
-        _RT_ACT_MAX,
-} rt_activation_t;
-
-/* Padding, TFLite's Padding numbers. */
-typedef enum rt_padding {
-        RT_PADDING_SAME = 0,
-        RT_PADDING_VALID = 1,
-} rt_padding_t;
-
-/*
- * Quantization of a tensor. n == 0: not quantized. n == 1: per-tensor.
- * n > 1: per-channel along `axis`. `scale` and `zero_point` are owned by the
- * model (or by the test that built the tensor) and outlive the interpreter.
- */
-typedef struct rt_quant {
-        size_t n;
-        const float *scale;
-        const int64_t *zero_point;
-        int32_t axis;
-} rt_quant_t;
-
-/* Where a tensor's bytes live; decides who frees them. */
-typedef enum rt_alloc {
-        RT_ALLOC_NONE = 0,   /* no data yet (optional input absent, or not allocated) */
-        RT_ALLOC_CONST,      /* read-only, points into the model mapping */
-        RT_ALLOC_ARENA,      /* planned in the executor's arena */
-        RT_ALLOC_PERSISTENT, /* variable/state tensors: survive across invokes */
-        RT_ALLOC_DYNAMIC,    /* heap, sized at invoke time (data-dependent shapes, strings) */
-} rt_alloc_t;
-
-typedef struct rt_sparsity rt_sparsity_t; /* defined in model.h */
-
-typedef struct rt_tensor {
-        rt_type_t type;
-        int32_t rank;
-        int32_t dims[RT_MAX_RANK];
-        void *data;
-        size_t bytes;          /* bytes available at data */
-        rt_alloc_t alloc;
-        rt_quant_t quant;
-        /* Per-tensor shortcut: quant.scale[0] / quant.zero_point[0], or 0 / 0. */
-        float scale;
-        int32_t zero_point;
-        const char *name;
-        bool is_variable;
-        const rt_sparsity_t *sparsity;  /* non-NULL for sparse constant tensors */
-} rt_tensor_t;
-
-typedef struct rt_registration rt_registration_t;
-
-/* Builtin op codes are TFLite's BuiltinOperator numbers; custom ops use 32. */
-#define RT_OP_CUSTOM 32
-
-typedef struct rt_node {
-        int32_t index;            /* position in the subgraph's operator list */
-        int32_t op;               /* builtin code, RT_OP_CUSTOM for custom ops */
-        int32_t version;
-        const char *custom_name;  /* custom ops only */
-        const int32_t *inputs;    /* tensor indices, -1 = optional input absent */
-        int32_t n_inputs;
-        const int32_t *outputs;
-        int32_t n_outputs;
-        const int32_t *intermediates;
-        int32_t n_intermediates;
-        fbt_table_t options;      /* builtin options table (may be empty) */
-        const uint8_t *custom_options;
-        size_t custom_options_size;
-        const rt_registration_t *reg;
-        void *params;             /* parsed options; owned by the executor */
-        void *user_data;          /* from reg->init; freed by reg->free */
-} rt_node_t;
+#include "model.h" /* rt_type_size(), rt_type_name() */
 
 typedef struct rt_context rt_context_t;
 
@@ -291,19 +187,6 @@ static inline int rt_ctx_resize(rt_context_t *ctx, const rt_node_t *n, int32_t o
         if (output < 0 || output >= n->n_outputs)
                 return -EINVAL;
         return ctx->resize(ctx, n->outputs[output], rank, dims);
-}
-
-/* Number of elements; 1 for a scalar (rank 0). */
-static inline size_t rt_tensor_count(const rt_tensor_t *t) {
-        size_t c = 1;
-        for (int32_t i = 0; i < t->rank; i++)
-                c *= (size_t) (t->dims[i] < 0 ? 0 : t->dims[i]);
-        return c;
-}
-
-/* Is the tensor's data known before invoke (a model constant)? */
-static inline bool rt_tensor_is_const(const rt_tensor_t *t) {
-        return t->alloc == RT_ALLOC_CONST;
 }
 
 /* Registration tables. Each kernel family exports one function that adds its

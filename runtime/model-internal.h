@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * Shared between the verifier (verify.c) and the loader (model.c). Field ids
  * are the order of fields in TFLite's schema.fbs; a union takes two ids (its
@@ -9,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fbt.h"
 #include "model.h"
 
 /* FlatBuffers structures must lie in the first 2 GiB; data referenced by a

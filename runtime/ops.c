@@ -6,20 +6,20 @@
 
 static const char *const op_names[_RT_BUILTIN_MAX] = {
 #define RT_OP(name, code, options) [code] = #name,
-#include "ops.inc"
+#include "accel/ops.inc"
 #undef RT_OP
 };
 
 static const int16_t op_options[_RT_BUILTIN_MAX] = {
 #define RT_OP(name, code, options) [code] = RT_OPTIONS_##options,
-#include "ops.inc"
+#include "accel/ops.inc"
 #undef RT_OP
 };
 
 static const char *const options_names[_RT_OPTIONS_MAX] = {
         [RT_OPTIONS_NONE] = "NONE",
 #define RT_OPTIONS(tag, name, str) [tag] = str,
-#include "options.inc"
+#include "accel/options.inc"
 #undef RT_OPTIONS
 };
 

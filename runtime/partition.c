@@ -48,7 +48,7 @@ static rt_partition_t *set_push(rt_partition_set_t *s, bool delegated) {
         if (!v)
                 return NULL;
         s->v = v;
-        v[s->n] = (rt_partition_t) { .delegated = delegated };
+        v[s->n] = (rt_partition_t) { .delegated = delegated, .why_node = -1 };
         return &v[s->n++];
 }
 

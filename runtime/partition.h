@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The partitioner (runtime-internal): split a graph's plan into maximal
  * groups of nodes one driver supports, in a valid topological order, and
@@ -29,6 +31,7 @@ typedef struct rt_partition {
         int32_t *outputs;
         int32_t n_outputs;
         char *why;         /* reference group of a delegation: why not delegated (owned), or NULL */
+        int32_t why_node;  /* the node `why` names (the first refused one), or -1 */
 } rt_partition_t;
 
 typedef struct rt_partition_set {
@@ -106,3 +109,9 @@ const char *rt_delegation_partition_driver(const rt_delegation_t *del, int32_t i
  * delegated group and where it ran instead. Valid until the next
  * allocation or invoke. */
 const char *rt_delegation_partition_why(const rt_delegation_t *del, int32_t i);
+
+/* The node that reason is about, as data: the first node the driver
+ * refused, or the node its compilation failed on (driver ABI 3's
+ * rt_driver_error_t.node, else the first node no driver took when the
+ * group was split); -1 when none. */
+int32_t rt_delegation_partition_node(const rt_delegation_t *del, int32_t i);

@@ -29,8 +29,10 @@ int rt_plugin_load(const char *path, const rt_driver_t **ret, char *err, size_t 
                 return -ELIBBAD;
         }
         if (d->abi_version != RT_DRIVER_ABI_VERSION) {
-                snprintf(err, err_size, "plugin %s: driver ABI version %u, this runtime needs %u; refused", path,
-                         d->abi_version, RT_DRIVER_ABI_VERSION);
+                snprintf(err, err_size,
+                         "plugin %s: driver ABI version %u, this runtime needs %u; refused (rebuild it against "
+                         "<accel/driver.h> of this acceld)",
+                         path, d->abi_version, RT_DRIVER_ABI_VERSION);
                 dlclose(h);
                 return -EPROTO;
         }

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * Plugin drivers: shared objects exporting one versioned entry point,
  *
@@ -14,9 +16,6 @@
 #include <stddef.h>
 
 #include "driver.h"
-
-/* The entry point's type. */
-typedef const rt_driver_t *(*rt_driver_entry_t)(uint32_t runtime_abi_version);
 
 /*
  * dlopen `path`, call its entry point and register the driver. *ret (may be

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The op registry: maps builtin op codes and custom op names (and op
  * versions) to registrations. Builtin kernels and custom ops share the one

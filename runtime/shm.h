@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The shared-memory registry: which mappings of this process are backed by
  * a memory file another process can map too (a memfd), so that a tensor

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* INTERNAL header of the runtime (runtime_internal_dep): not installed, not
+ * part of the public API in runtime/include/ (docs/architecture.md). */
 /*
  * The weights cache: constants derived from a model (float16 and int8
  * weights dequantized to float32, densified sparse tensors, and whatever a

@@ -176,6 +176,7 @@ static int region_check(const prepared_t *p, char *err, size_t err_size) {
 
 static int do_prepare(host_t *h, const Acceld__HostRequest *rq, const int *fds, Acceld__HostResponse *out,
                       char *err, size_t err_size) {
+        rt_driver_error_t e = { .node = -1 };
         prepared_t *p = calloc(1, sizeof(*p));
         int r;
 
@@ -249,9 +250,18 @@ static int do_prepare(host_t *h, const Acceld__HostRequest *rq, const int *fds, 
                 .inputs = p->inputs, .n_inputs = p->n_inputs,
                 .outputs = p->outputs, .n_outputs = p->n_outputs,
         };
-        r = h->driver->prepare(h->driver, &g, &grp, &p->settings, 0, &p->handle, err, err_size);
-        if (r < 0)
+        r = h->driver->prepare(h->driver, &g, &grp, &p->settings, 0, &p->handle, &e);
+        if (r < 0) {
+                /* The driver's reason, and its node as data (acceld checks
+                 * that it is one of the group's). */
+                e.message[sizeof(e.message) - 1] = 0;
+                snprintf(err, err_size, "%s", e.message);
+                if (e.node >= 0) {
+                        out->has_error_node = 1;
+                        out->error_node = e.node;
+                }
                 goto fail;
+        }
         p->id = ++h->next_id;
         p->next = h->prepared;
         h->prepared = p;

@@ -319,16 +319,21 @@ static int host_call(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t 
 }
 
 /* A call whose answer carries a result: the driver's own error is passed
- * on with its message. */
+ * on with its message, and the node it named in *ret_node (may be NULL;
+ * -1 when none). */
 static int host_call_checked(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t n_fds, uint64_t timeout_ms,
-                             Acceld__HostResponse **ret, char *err, size_t err_size) {
+                             Acceld__HostResponse **ret, char *err, size_t err_size, int32_t *ret_node) {
         Acceld__HostResponse *m = NULL;
+        if (ret_node)
+                *ret_node = -1;
         int r = host_call(h, rq, fds, n_fds, timeout_ms, &m, err, err_size);
         if (r < 0)
                 return r;
         if (m->result < 0) {
                 r = m->result;
                 snprintf(err, err_size, "%s", m->message ? m->message : strerror(-r));
+                if (ret_node && m->has_error_node)
+                        *ret_node = m->error_node;
                 acceld__host_response__free_unpacked(m, NULL);
                 return r;
         }
@@ -422,7 +427,7 @@ static void remote_free(remote_t *rm) {
 }
 
 /* Prepare rm's group in the running host (starting one if needed). */
-static int remote_prepare(remote_t *rm, uint64_t timeout_ms, char *err, size_t err_size) {
+static int remote_prepare(remote_t *rm, uint64_t timeout_ms, char *err, size_t err_size, int32_t *ret_node) {
         host_t *h = rm->h;
         Acceld__HostRequest rq = ACCELD__HOST_REQUEST__INIT;
         Acceld__HostResponse *m = NULL;
@@ -447,7 +452,7 @@ static int remote_prepare(remote_t *rm, uint64_t timeout_ms, char *err, size_t e
         rq.n_offsets = (size_t) (rm->n_inputs + rm->n_outputs);
         rq.has_region_size = 1;
         rq.region_size = rm->region_size;
-        r = host_call_checked(h, &rq, fds, 2, timeout_ms, &m, err, err_size);
+        r = host_call_checked(h, &rq, fds, 2, timeout_ms, &m, err, err_size, ret_node);
         if (r < 0)
                 return r;
         rm->id = m->prepared;
@@ -519,7 +524,7 @@ static int proxy_supported_ops(const rt_driver_t *d, const rt_driver_graph_t *g,
         remote_weights(&tmp, g);
         request_weights(&rq, &tmp);
         pthread_mutex_lock(&h->mu);
-        r = host_call_checked(h, &rq, &tmp.model_fd, 1, compile_ms(), &m, err, sizeof(err));
+        r = host_call_checked(h, &rq, &tmp.model_fd, 1, compile_ms(), &m, err, sizeof(err), NULL);
         pthread_mutex_unlock(&h->mu);
         if (r < 0)
                 goto out;
@@ -547,8 +552,9 @@ out:
 }
 
 static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *group,
-                         const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err,
-                         size_t err_size) {
+                         const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
+        char *err = e->message;
+        size_t err_size = sizeof(e->message);
         host_t *h = d->data;
         remote_t *rm = calloc(1, sizeof(*rm));
         int32_t n_io = group->n_inputs + group->n_outputs;
@@ -620,7 +626,7 @@ static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 goto fail;
         }
         pthread_mutex_lock(&h->mu);
-        r = remote_prepare(rm, timeout_for(compile_ms(), deadline_ns), err, err_size);
+        r = remote_prepare(rm, timeout_for(compile_ms(), deadline_ns), err, err_size, &e->node);
         pthread_mutex_unlock(&h->mu);
         if (r < 0)
                 goto fail;
@@ -719,9 +725,16 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
 
         pthread_mutex_lock(&h->mu);
         h->executing = true;
-        if (h->pid <= 0 || rm->generation != h->generation)
+        if (h->pid <= 0 || rm->generation != h->generation) {
                 /* A new host since this group was prepared: prepare it there. */
-                r = remote_prepare(rm, compile_ms(), err, err_size);
+                int32_t node = -1;
+                r = remote_prepare(rm, compile_ms(), err, err_size, &node);
+                if (r < 0 && node >= 0 && node < g->n_nodes) {
+                        char why[400];
+                        snprintf(why, sizeof(why), "%s", err);
+                        snprintf(err, err_size, "node %d (%s): %s", (int) node, rt_op_name(g->nodes[node].op), why);
+                }
+        }
         if (r < 0)
                 goto out;
         for (int32_t i = 0; i < n_io; i++) {
@@ -753,7 +766,7 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         rq.n_new_regions = pass.n;
         rq.forget_regions = forget;
         rq.n_forget_regions = n_forget;
-        r = host_call_checked(h, &rq, pass.fds, pass.n, timeout_for(hosts.max_call_ms, 0), &m, err, err_size);
+        r = host_call_checked(h, &rq, pass.fds, pass.n, timeout_for(hosts.max_call_ms, 0), &m, err, err_size, NULL);
         if (r < 0) {
                 /* The host may not have mapped what this call carried. */
                 for (size_t k = 0; k < pass.n; k++)
@@ -843,7 +856,7 @@ static int host_add(const char *dir, const char *file) {
         rq.has_kind = 1;
         rq.kind = ACCELD__HOST_REQUEST__KIND__HELLO;
         pthread_mutex_lock(&h->mu);
-        r = host_call_checked(h, &rq, NULL, 0, HOST_HELLO_MS, &m, err, sizeof(err));
+        r = host_call_checked(h, &rq, NULL, 0, HOST_HELLO_MS, &m, err, sizeof(err), NULL);
         pthread_mutex_unlock(&h->mu);
         if (r < 0) {
                 log_warning("plugin %s not loaded: %s", h->path, err);

@@ -12,11 +12,22 @@
  *   slow             sleeps delay_ms (default 200) per execute, then correct
  *   error-in-prepare prepare returns -EIO (exercises FallbackSettings)
  *   error-in-execute execute returns -EIO
+ *   error-at-node    prepare of a group holding node "node" (default 0)
+ *                    fails with -ENOTSUP naming that node (driver ABI 3),
+ *                    other groups prepare and run correctly
  *   escape           execute tries a socket and an exec, and fails saying
  *                    whether they were allowed
  *
  * Later work uses it to prove crash isolation and output validation.
+ *
+ * It is also the example of an out-of-tree plugin: it needs nothing but
+ * the installed driver ABI (<accel/driver.h>) and libc, and builds with
+ *   cc -std=c11 -Wall -Wextra -fPIC -shared -I<includedir> faulty.c
+ * (tests/runtime/drivers/check-abi-header.sh does exactly that).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fork, pause, nanosleep, socket under -std=c11 */
+#endif
 #include <errno.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
@@ -27,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include <accel/driver.h>
 
 #ifndef FAULTY_ABI_VERSION
 #define FAULTY_ABI_VERSION RT_DRIVER_ABI_VERSION
@@ -46,6 +57,7 @@ typedef enum mode {
         MODE_ERROR_PREPARE,
         MODE_ERROR_EXECUTE,
         MODE_ESCAPE,
+        MODE_ERROR_NODE,
 } mode_t_;
 
 typedef struct prepared {
@@ -85,13 +97,16 @@ static bool json_str(const char *json, const char *key, char *buf, size_t size) 
         return true;
 }
 
-static int mode_parse(const rt_settings_t *s, mode_t_ *ret, long *delay) {
+static int mode_parse(const rt_settings_t *s, mode_t_ *ret, long *delay, long *node) {
         char v[64];
         *ret = MODE_NONE;
         *delay = 200;
+        *node = 0;
         const char *json = s ? s->plugin_settings : NULL;
         if (json_str(json, "delay_ms", v, sizeof(v)))
                 *delay = atol(v);
+        if (json_str(json, "node", v, sizeof(v)))
+                *node = atol(v);
         if (!json_str(json, "mode", v, sizeof(v)) || strcmp(v, "none") == 0)
                 return 0;
         static const struct {
@@ -102,6 +117,7 @@ static int mode_parse(const rt_settings_t *s, mode_t_ *ret, long *delay) {
                 { "hang", MODE_HANG },                      { "wrong-outputs", MODE_WRONG },
                 { "slow", MODE_SLOW },                      { "error-in-prepare", MODE_ERROR_PREPARE },
                 { "error-in-execute", MODE_ERROR_EXECUTE }, { "escape", MODE_ESCAPE },
+                { "error-at-node", MODE_ERROR_NODE },
         };
         for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
                 if (strcmp(v, modes[i].name) == 0) {
@@ -145,6 +161,8 @@ static bool node_ok(const rt_driver_graph_t *g, const rt_node_t *n) {
 
 static int faulty_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_settings_t *s,
                             bool *ret_supported, char (*reasons)[RT_DRIVER_REASON_MAX]) {
+        (void) d;
+        (void) s;
         for (int32_t i = 0; i < g->n_nodes; i++) {
                 ret_supported[i] = node_ok(g, &g->nodes[i]);
                 if (ret_supported[i])
@@ -164,20 +182,28 @@ static void crash(void) {
 }
 
 static int faulty_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
-                          const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err,
-                          size_t err_size) {
+                          const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
+        (void) d;
+        (void) g;
+        (void) deadline_ns;
         mode_t_ mode;
-        long delay;
-        if (mode_parse(s, &mode, &delay) < 0) {
-                snprintf(err, err_size, "faulty: unknown mode in plugin_settings");
+        long delay, node;
+        if (mode_parse(s, &mode, &delay, &node) < 0) {
+                snprintf(e->message, sizeof(e->message), "faulty: unknown mode in plugin_settings");
                 return -EINVAL;
         }
         if (mode == MODE_CRASH_PREPARE)
                 crash();
         if (mode == MODE_ERROR_PREPARE) {
-                snprintf(err, err_size, "faulty: failing prepare as asked");
+                snprintf(e->message, sizeof(e->message), "faulty: failing prepare as asked");
                 return -EIO;
         }
+        for (int32_t k = 0; mode == MODE_ERROR_NODE && k < grp->n_nodes; k++)
+                if (grp->nodes[k] == node) {
+                        e->node = grp->nodes[k];
+                        snprintf(e->message, sizeof(e->message), "faulty: refusing this node as asked");
+                        return -ENOTSUP;
+                }
         prepared_t *p = calloc(1, sizeof(*p));
         if (!p || !(p->nodes = malloc(((size_t) grp->n_nodes + 1) * sizeof(int32_t)))) {
                 free(p);

@@ -35,9 +35,8 @@ static int ref_calibrate(const rt_driver_t *d, rt_driver_caps_t *ret) {
 }
 
 static int ref_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
-                       const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err,
-                       size_t err_size) {
-        snprintf(err, err_size, "the reference driver runs nodes in the executor, not as a group");
+                       const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
+        snprintf(e->message, sizeof(e->message), "the reference driver runs nodes in the executor, not as a group");
         return -ENOTSUP;
 }
 

@@ -43,7 +43,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
 #include "model.h"
 
 typedef struct tfb tfb_t;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
+#include "model.h"
 
 typedef enum golden_tol_kind {
         GOLDEN_TOL_REFERENCE,    /* tolerance.reference: portable reference kernels */

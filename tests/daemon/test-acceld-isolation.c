@@ -197,6 +197,25 @@ START_TEST(test_isolation_fallback_runs_on_cpu) {
 }
 END_TEST
 
+/* Driver ABI 3 across the host boundary: the plugin's prepare names the
+ * node it refuses, the host sends it as HostResponse.error_node, and
+ * acceld's error names it as the in-process runtime does. */
+START_TEST(test_isolation_prepare_error_names_its_node) {
+        char *msg = NULL;
+        accel_status_t st;
+
+        up("max_execution_ms = 5000\n");
+        st = run_once("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"error-at-node\",\"node\":0}}", &msg);
+        ck_assert_int_ne(st, ACCEL_STATUS_NONE);
+        ck_assert_msg(strstr(msg, "faulty: compilation failed: node 0 (ADD): faulty: refusing this node as asked"),
+                      "message: %s", msg);
+        free(msg);
+        expect_ok("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"error-at-node\",\"node\":0},"
+                  "\"fallback_settings\":{\"allow_automatic_fallback_on_compilation_error\":true}}");
+        down();
+}
+END_TEST
+
 START_TEST(test_isolation_hang_is_bounded) {
         char *msg = NULL;
         accel_status_t st;
@@ -385,6 +404,7 @@ static Suite *isolation_suite(void) {
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_isolation_crash_costs_only_its_request);
         tcase_add_test(tc, test_isolation_fallback_runs_on_cpu);
+        tcase_add_test(tc, test_isolation_prepare_error_names_its_node);
         tcase_add_test(tc, test_isolation_hang_is_bounded);
         tcase_add_test(tc, test_isolation_other_clients_unaffected);
         tcase_add_test(tc, test_isolation_sigterm_with_hung_host);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel.h"
 #include "models.h"
 
 static int gate_prepare(rt_context_t *ctx, rt_node_t *node) {

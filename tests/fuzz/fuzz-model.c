@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fbt.h"
 #include "model.h"
 
 #define CHECK(cond)                                                                  \

@@ -139,9 +139,11 @@ static enum xnn_status probe_setup(prepared_t *pr, const rt_driver_graph_t *g) {
  * (support decision for one node) uses no thread pool and no FP16/sparse
  * flags, and also sets the runtime up, so every check XNNPACK makes before
  * running is made; its error is the bare reason ("XNNPACK: ...").
+ * Otherwise a node that cannot be defined goes to *ret_node (the runtime
+ * names it in the message), which is -1 for the group's own failures.
  */
 static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const rt_settings_t *s,
-                         bool probe, prepared_t **ret, char *err, size_t err_size) {
+                         bool probe, prepared_t **ret, char *err, size_t err_size, int32_t *ret_node) {
         prepared_t *pr = calloc(1, sizeof(*pr));
         uint32_t *ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
         uint32_t *fold_ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
@@ -222,11 +224,8 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
                 const rt_node_t *n = &g->nodes[grp->nodes[k]];
                 r = rt__xnn_define_node(&x, n);
                 if (r < 0) {
-                        if (!probe) {
-                                char tmp[256];
-                                snprintf(tmp, sizeof(tmp), "%s", err);
-                                snprintf(err, err_size, "node %d (%s): %s", n->index, rt_op_name(n->op), tmp);
-                        }
+                        if (ret_node)
+                                *ret_node = n->index;
                         goto error;
                 }
         }
@@ -357,7 +356,7 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 int r = ins && outs ? probe_group(g, &i, ins, outs, &grp) : -ENOMEM;
                 prepared_t *pr = NULL;
                 if (r == 0)
-                        r = group_compile(g, &grp, s, true, &pr, reasons[i], RT_DRIVER_REASON_MAX);
+                        r = group_compile(g, &grp, s, true, &pr, reasons[i], RT_DRIVER_REASON_MAX, NULL);
                 free(ins);
                 free(outs);
                 prepared_free(pr);
@@ -373,8 +372,9 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
 }
 
 static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
-                       const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err,
-                       size_t err_size) {
+                       const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
+        char *err = e->message;
+        size_t err_size = sizeof(e->message);
         pthread_once(&init_once, init_xnn);
         if (init_status != xnn_status_success) {
                 snprintf(err, err_size, "XNNPACK cannot initialise on this CPU");
@@ -385,7 +385,7 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
                 return -ETIME;
         }
         prepared_t *pr = NULL;
-        int r = group_compile(g, grp, s, false, &pr, err, err_size);
+        int r = group_compile(g, grp, s, false, &pr, err, err_size, &e->node);
         if (r < 0)
                 return r;
         *ret_prepared = pr;

@@ -30,6 +30,7 @@ typedef struct dt_result {
         char parts[256];   /* "xnnpack:3 reference:1" */
         char why[1024];    /* the partitions' reasons, "; "-separated, and the delegation note */
         int n_delegated;   /* groups run by a non-reference driver */
+        char nodes[64];    /* each partition's node (rt_interp_partition_t.node), "-1 2" */
 } dt_result_t;
 
 static inline void dt_result_done(dt_result_t *r) {
@@ -113,6 +114,10 @@ static inline void dt_run_value(const uint8_t *buf, size_t size, const rt_settin
                 if (strcmp(parts[i].driver, "reference") != 0)
                         res->n_delegated++;
         }
+        size_t o3 = 0;
+        for (size_t i = 0; i < np && i < 16 && o3 < sizeof(res->nodes); i++)
+                o3 += (size_t) snprintf(res->nodes + o3, sizeof(res->nodes) - o3, "%s%d", i ? " " : "",
+                                        (int) parts[i].node);
         size_t w = 0;
         for (size_t i = 0; i < np && i < 16; i++)
                 if (parts[i].why && parts[i].why[0] && w < sizeof(res->why))

@@ -207,17 +207,16 @@ static int picky_supported(const rt_driver_t *d, const rt_driver_graph_t *g, con
 }
 
 static int picky_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
-                         const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err,
-                         size_t err_size) {
+                         const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
         (void) d;
         if (picky_refuses(g, grp)) {
-                snprintf(err, err_size, picky_max_nodes > 0 ? "picky: at most %d nodes in a group"
+                snprintf(e->message, sizeof(e->message), picky_max_nodes > 0 ? "picky: at most %d nodes in a group"
                                                             : "picky: no MUL or CONCATENATION in a group",
                          (int) picky_max_nodes);
                 return -ENOTSUP;
         }
         const rt_driver_t *x = rt_driver_xnnpack();
-        return x->prepare(x, g, grp, s, deadline_ns, ret_prepared, err, err_size);
+        return x->prepare(x, g, grp, s, deadline_ns, ret_prepared, e);
 }
 
 static int picky_execute(void *prepared, const rt_driver_graph_t *g, char *err, size_t err_size) {
@@ -324,6 +323,111 @@ START_TEST(test_group_split_on_the_same_driver_without_fallback) {
 }
 END_TEST
 
+/*
+ * Driver ABI 3: a prepare failure names its node as data. "pointy" runs
+ * XNNPACK but refuses any group holding a MUL, naming that node, and
+ * counts its prepare calls. On ADD -> MUL -> CONCATENATION -> ADD the
+ * runtime compiles the run before the named node, hands that node (and
+ * only it) on to XNNPACK, whose own failure names the CONCATENATION, which
+ * alone runs on the reference kernels: no search, one prepare call per
+ * decision, and the plan carries both nodes and their reasons.
+ */
+static int pointy_calls;
+
+static int pointy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
+                          const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
+        (void) d;
+        pointy_calls++;
+        ck_assert_int_eq(e->node, -1);
+        ck_assert_str_eq(e->message, "");
+        for (int32_t k = 0; k < grp->n_nodes; k++)
+                if (g->nodes[grp->nodes[k]].op == RT_BUILTIN_MUL) {
+                        e->node = grp->nodes[k];
+                        snprintf(e->message, sizeof(e->message), "pointy: no MUL");
+                        return -ENOTSUP;
+                }
+        const rt_driver_t *x = rt_driver_xnnpack();
+        return x->prepare(x, g, grp, s, deadline_ns, ret_prepared, e);
+}
+
+static const rt_driver_t pointy = {
+        .abi_version = RT_DRIVER_ABI_VERSION,
+        .name = "pointy",
+        .version = "1",
+        .type = RT_DRIVER_TYPE_OTHER,
+        .supported_ops = picky_supported,
+        .prepare = pointy_prepare,
+        .execute = picky_execute,
+        .release = picky_release,
+};
+
+START_TEST(test_failing_node_is_split_off) {
+        int r = rt_driver_register(&pointy);
+        ck_assert(r == 0 || r == -EEXIST);
+        size_t size;
+        _cleanup_free_ uint8_t *buf = chain_model(&size);
+        rt_settings_t s = named(RT_DELEGATE_PLUGIN, "pointy", false);
+        dt_result_t ref, strict, split;
+        dt_run(buf, size, NULL, &ref);
+        /* Without fallback: the error names the node. */
+        dt_run(buf, size, &s, &strict);
+        ck_assert_int_eq(strict.alloc_err, -ENOTSUP);
+        ck_assert_msg(strstr(strict.err, "pointy: compilation failed: node 1 (MUL): pointy: no MUL"), "%s",
+                      strict.err);
+        s.fallback_on_compilation_error = true;
+        pointy_calls = 0;
+        dt_run(buf, size, &s, &split);
+        ck_assert_msg(split.alloc_err == 0 && split.invoke_err == 0, "%s", split.err);
+        ck_assert_str_eq(split.parts, "pointy:4");
+        ck_assert_str_eq(split.why, "pointy: compilation failed: node 1 (MUL): pointy: no MUL; split into pointy:1 "
+                                    "xnnpack:1 reference:1 pointy:1; node 2 (CONCATENATION): XNNPACK: "
+                                    "CONCATENATION is not in this XNNPACK's subgraph API");
+        ck_assert_str_eq(split.nodes, "1");
+        /* The whole group, [ADD], [MUL..] (refused at once), [CONCATENATION
+         * ADD] (XNNPACK underneath names node 2), [ADD]. */
+        ck_assert_int_eq(pointy_calls, 5);
+        dt_assert_close(&split, &ref, 0, 0, 0);
+        dt_result_done(&split);
+        dt_result_done(&strict);
+        dt_result_done(&ref);
+        ck_assert_int_eq(rt_driver_unregister("pointy"), 0);
+}
+END_TEST
+
+/* A node outside the group the driver was given is no node: the runtime
+ * searches as for a failure without one. */
+static int pointy_wild_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *grp,
+                               const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared,
+                               rt_driver_error_t *e) {
+        int r = pointy_prepare(d, g, grp, s, deadline_ns, ret_prepared, e);
+        if (r < 0)
+                e->node = 1000;
+        return r;
+}
+
+START_TEST(test_node_outside_the_group_is_ignored) {
+        rt_driver_t wild = pointy;
+        wild.name = "pointy-wild";
+        wild.prepare = pointy_wild_prepare;
+        int r = rt_driver_register(&wild);
+        ck_assert(r == 0 || r == -EEXIST);
+        size_t size;
+        _cleanup_free_ uint8_t *buf = chain_model(&size);
+        rt_settings_t s = named(RT_DELEGATE_PLUGIN, "pointy-wild", true);
+        dt_result_t ref, split;
+        dt_run(buf, size, NULL, &ref);
+        dt_run(buf, size, &s, &split);
+        ck_assert_msg(split.alloc_err == 0 && split.invoke_err == 0, "%s", split.err);
+        ck_assert_str_eq(split.parts, "pointy-wild:4");
+        ck_assert_msg(strstr(split.why, "pointy-wild: compilation failed: pointy: no MUL; split into pointy-wild:1 "
+                                        "xnnpack:1 reference:1 pointy-wild:1"), "%s", split.why);
+        dt_assert_close(&split, &ref, 0, 0, 0);
+        dt_result_done(&split);
+        dt_result_done(&ref);
+        ck_assert_int_eq(rt_driver_unregister("pointy-wild"), 0);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("fallback");
         TCase *tc = tcase_create("fallback");
@@ -336,6 +440,8 @@ int main(void) {
                 tcase_add_test(tc, test_forced_fp16_falls_back_to_float32);
                 tcase_add_test(tc, test_uncompilable_group_is_split);
                 tcase_add_test(tc, test_group_split_on_the_same_driver_without_fallback);
+                tcase_add_test(tc, test_failing_node_is_split_off);
+                tcase_add_test(tc, test_node_outside_the_group_is_ignored);
         }
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);

@@ -43,6 +43,27 @@ static uint8_t *add_model(size_t *ret_size) {
         return buf;
 }
 
+/* x = a + b, y = x + b, out = y + b: three nodes the faulty driver takes. */
+static uint8_t *add3_model(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        int32_t sh[2] = { 1, 8 };
+        int32_t a = tfb_tensor(b, F, "a", 2, sh), c = tfb_tensor(b, F, "b", 2, sh);
+        int32_t t[3] = { tfb_tensor(b, F, "x", 2, sh), tfb_tensor(b, F, "y", 2, sh), tfb_tensor(b, F, "out", 2, sh) };
+        tfb_option_t opts[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        for (int k = 0; k < 3; k++) {
+                int32_t ins[2] = { k ? t[k - 1] : a, c };
+                tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = ins, .n_inputs = 2,
+                                .outputs = &t[k], .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = opts,
+                                .n_options = 1 };
+                tfb_op_add(b, &op);
+        }
+        int32_t gi[2] = { a, c };
+        tfb_io(b, gi, 2, &t[2], 1);
+        uint8_t *buf = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return buf;
+}
+
 static rt_settings_t faulty_settings(const char *mode) {
         rt_settings_t s;
         rt_settings_init(&s);
@@ -70,8 +91,27 @@ END_TEST
 START_TEST(test_plugin_abi_mismatch_refused) {
         char err[512] = "";
         ck_assert_int_eq(rt_plugin_load(FAULTY_BADABI_PLUGIN, NULL, err, sizeof(err)), -EPROTO);
-        ck_assert_msg(strstr(err, "driver ABI version 999, this runtime needs 2; refused"), "%s", err);
+        ck_assert_msg(strstr(err, "driver ABI version 999, this runtime needs 3; refused"), "%s", err);
         ck_assert_ptr_null(rt_driver_find("faulty-badabi"));
+}
+END_TEST
+
+/* A plugin built for driver ABI 2 (its prepare took a text buffer) is
+ * refused by its version before anything else of it is called. */
+START_TEST(test_plugin_abi2_refused) {
+        char err[512] = "";
+        ck_assert_int_eq(rt_plugin_load(FAULTY_ABI2_PLUGIN, NULL, err, sizeof(err)), -EPROTO);
+        ck_assert_msg(strstr(err, "driver ABI version 2, this runtime needs 3; refused"), "%s", err);
+        ck_assert_ptr_null(rt_driver_find("faulty-abi2"));
+        /* The registry itself refuses it too (and logs why). */
+        rt_driver_t old = { .abi_version = 2, .name = "abi2" };
+        ck_assert_int_eq(rt_driver_register(&old), -EINVAL); /* no hooks: refused before the version */
+        const rt_driver_t *ref = rt_driver_reference();
+        old = *ref;
+        old.abi_version = 2;
+        old.name = "abi2";
+        ck_assert_int_eq(rt_driver_register(&old), -EPROTO);
+        ck_assert_ptr_null(rt_driver_find("abi2"));
 }
 END_TEST
 
@@ -186,6 +226,43 @@ START_TEST(test_fallback_on_compilation_error) {
 }
 END_TEST
 
+/* Driver ABI 3 through a real plugin: the faulty driver refuses the group
+ * holding node 1 and names it; the run before it stays on the plugin, the
+ * node goes on down the fallback chain, and the plan says which node and
+ * why. Without fallback the error names it. */
+START_TEST(test_fallback_at_the_named_node) {
+        faulty_load();
+        size_t size;
+        _cleanup_free_ uint8_t *buf = add3_model(&size);
+        rt_settings_t s = faulty_settings("error-at-node");
+        free(s.plugin_settings);
+        s.plugin_settings = strdup("{\"mode\":\"error-at-node\",\"node\":1}");
+        dt_result_t ref, f;
+        dt_run(buf, size, NULL, &ref);
+        dt_run(buf, size, &s, &f);
+        ck_assert_int_eq(f.alloc_err, -ENOTSUP);
+        ck_assert_msg(strstr(f.err, "faulty: compilation failed: node 1 (ADD): faulty: refusing this node as asked"),
+                      "%s", f.err);
+        dt_result_done(&f);
+        s.fallback_on_compilation_error = true;
+        dt_run(buf, size, &s, &f);
+        ck_assert_msg(f.alloc_err == 0 && f.invoke_err == 0, "%s", f.err);
+        ck_assert_str_eq(f.parts, "faulty:3");
+        ck_assert_str_eq(f.nodes, "1");
+        if (rt_driver_xnnpack())
+                ck_assert_str_eq(f.why, "faulty: compilation failed: node 1 (ADD): faulty: refusing this node as "
+                                        "asked; split into faulty:1 xnnpack:2");
+        else
+                ck_assert_str_eq(f.why, "faulty: compilation failed: node 1 (ADD): faulty: refusing this node as "
+                                        "asked; split into faulty:1 reference:1 faulty:1; node 1 (ADD): faulty: "
+                                        "refusing this node as asked");
+        dt_assert_close(&f, &ref, 0, 0, 0);
+        dt_result_done(&f);
+        dt_result_done(&ref);
+        rt_settings_done(&s);
+}
+END_TEST
+
 START_TEST(test_fallback_on_execution_error) {
         faulty_load();
         size_t size;
@@ -270,6 +347,7 @@ int main(void) {
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_plugin_load);
         tcase_add_test(tc, test_plugin_abi_mismatch_refused);
+        tcase_add_test(tc, test_plugin_abi2_refused);
         tcase_add_test(tc, test_plugin_load_dir);
         tcase_add_test(tc, test_faulty_mode_none_correct);
         tcase_add_test(tc, test_faulty_mode_wrong_outputs);
@@ -279,6 +357,7 @@ int main(void) {
         tcase_add_test(tc, test_faulty_mode_crash_in_execute);
         tcase_add_test(tc, test_faulty_mode_hang);
         tcase_add_test(tc, test_fallback_on_compilation_error);
+        tcase_add_test(tc, test_fallback_at_the_named_node);
         tcase_add_test(tc, test_fallback_on_execution_error);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);

@@ -294,12 +294,11 @@ typedef struct wt_prepared {
 
 /* "Packs" the FC weights into their sum, through the hook. */
 static int wt_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const rt_driver_group_t *group,
-                      const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, char *err, size_t err_size) {
+                      const rt_settings_t *s, uint64_t deadline_ns, void **ret_prepared, rt_driver_error_t *e) {
         (void) d;
         (void) s;
         (void) deadline_ns;
-        (void) err;
-        (void) err_size;
+        (void) e;
         ck_assert_ptr_nonnull(g->weights);
         const rt_node_t *n = &g->nodes[group->nodes[0]];
         const rt_tensor_t *w = &g->tensors[n->inputs[1]];

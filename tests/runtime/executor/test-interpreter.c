@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "kernel.h"
 #include "rt.h"
 #include "tflite-builder.h"
 

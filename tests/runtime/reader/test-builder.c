@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fbt.h"
 #include "model.h"
 #include "tflite-builder.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fbt.h"
 #include "model.h"
 #include "tflite-builder.h"
 

@@ -20,6 +20,9 @@
  *
  * Plain data, no hidden state: copy with rt_settings_copy(), which
  * duplicates the one owned string.
+ *
+ * Public (runtime/include/). rt_settings_t itself is the driver ABI's
+ * (<accel/driver.h>): drivers read it.
  */
 #pragma once
 
@@ -27,36 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The seed's Delegate enum numbers. */
-typedef enum rt_delegate {
-        RT_DELEGATE_NONE = 0,
-        RT_DELEGATE_NNAPI = 1,
-        RT_DELEGATE_GPU = 2,
-        RT_DELEGATE_HEXAGON = 3,
-        RT_DELEGATE_XNNPACK = 4,
-        RT_DELEGATE_EDGETPU = 5,
-        RT_DELEGATE_EDGETPU_CORAL = 6,
-        RT_DELEGATE_PLUGIN = 100, /* ours: a plugin named in delegate_name */
-        _RT_DELEGATE_MAX,
-} rt_delegate_t;
-
-/* TfLiteXNNPackDelegateOptions.flags bits (XNNPACK delegate seed). */
-#define RT_XNNPACK_FLAG_QS8 0x1
-#define RT_XNNPACK_FLAG_QU8 0x2
-#define RT_XNNPACK_FLAG_FORCE_FP16 0x4
-#define RT_XNNPACK_FLAG_SPARSE 0x8 /* ours: XNN_FLAG_HINT_SPARSE_INFERENCE */
-
-typedef struct rt_settings {
-        rt_delegate_t delegate;
-        char delegate_name[64];       /* "XNNPACK", "faulty", ...; "" for NONE */
-        int32_t cpu_num_threads;      /* -1 = unset */
-        int32_t xnnpack_num_threads;  /* -1 = unset */
-        uint32_t xnnpack_flags;       /* RT_XNNPACK_FLAG_* */
-        int32_t max_delegated_partitions; /* <= 0: no limit */
-        bool fallback_on_compilation_error;
-        bool fallback_on_execution_error;
-        char *plugin_settings;        /* owned JSON text, or NULL */
-} rt_settings_t;
+#include "accel/driver.h" /* rt_settings_t, rt_delegate_t, RT_XNNPACK_FLAG_* */
 
 /* Defaults: delegate NONE, threads unset, no limit, no fallback. */
 void rt_settings_init(rt_settings_t *s);

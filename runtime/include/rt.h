@@ -26,6 +26,14 @@
  * Threads: a model may be shared by many interpreters on many threads; one
  * interpreter must be used by one thread at a time. Options are not touched
  * after rt_interp_create() returns.
+ *
+ * Public: this header, model.h, settings.h and <accel/driver.h> in
+ * runtime/include/ are the in-process API runtime_dep exports (client/,
+ * bench/, outside users). rt_tensor_t and the other data types come from
+ * <accel/driver.h>. Custom ops (rt_interp_options_add_custom_op() and the
+ * two after it) take the kernel API's types, which stay internal
+ * (runtime/kernel.h, through runtime_internal_dep): a public caller can
+ * only name them.
  */
 #pragma once
 
@@ -34,10 +42,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
+#include "accel/driver.h"
 #include "model.h"
-#include "resolver.h"
 #include "settings.h"
+
+/* Custom kernels and resolvers are the runtime's internal kernel API
+ * (runtime/kernel.h, runtime/resolver.h); here they are only named. */
+typedef struct rt_resolver rt_resolver_t;
 
 typedef struct rt_interp rt_interp_t;
 typedef struct rt_interp_options rt_interp_options_t;
@@ -283,6 +294,11 @@ typedef struct rt_interp_partition {
          * compilation/execution error and what ran instead. Valid until the
          * interpreter's next allocation or invoke, or its end. */
         const char *why;
+        /* The node `why` is about, as data, or -1: the first node the
+         * delegate refused, or the node its driver's compilation failed on
+         * (driver ABI 3 reports it), else the first node no driver took
+         * when the group was split. */
+        int32_t node;
 } rt_interp_partition_t;
 
 /*
@@ -304,3 +320,13 @@ const char *rt_interp_delegation_note(const rt_interp_t *it);
 /* Why the delegate's driver refused node `node` ("" when it accepted it,
  * or without a delegate). Valid as long as the interpreter. */
 const char *rt_interp_unsupported_reason(const rt_interp_t *it, int32_t node);
+
+/*
+ * Check every node of subgraph `subgraph` of `m` against the builtin
+ * kernels without building anything: one message per node that does not
+ * resolve ("node 3: unresolved custom op 'x'") through `cb` (may be NULL).
+ * Returns how many nodes do not resolve, -EINVAL for a bad subgraph index
+ * or -ENOMEM.
+ */
+int rt_model_check_ops(const rt_model_t *m, int32_t subgraph,
+                       void (*cb)(void *user, int32_t node, const char *message), void *user);

@@ -11,6 +11,10 @@
  *
  * A model is immutable after load and may be shared between threads and
  * interpreters.
+ *
+ * Public (runtime/include/, what runtime_dep exports): the reader is part
+ * of the in-process API. Element types, quantization, op codes and options
+ * tags are the driver ABI's (<accel/driver.h>).
  */
 #pragma once
 
@@ -18,37 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fbt.h"
-#include "kernel.h"
+#include "accel/driver.h"
 
-/* DimensionType of SparsityParameters. */
-typedef enum rt_dim_format {
-        RT_DIM_DENSE = 0,
-        RT_DIM_SPARSE_CSR = 1,
-} rt_dim_format_t;
-
-typedef struct rt_sparse_index {
-        /* One of int32/uint16/uint8 vectors (schema union SparseIndexVector). */
-        const void *data;
-        uint32_t n;
-        uint8_t elem_size;  /* 4, 2 or 1; 0 when absent */
-} rt_sparse_index_t;
-
-typedef struct rt_dim_metadata {
-        rt_dim_format_t format;
-        int32_t dense_size;
-        rt_sparse_index_t array_segments;
-        rt_sparse_index_t array_indices;
-} rt_dim_metadata_t;
-
-struct rt_sparsity {
-        const int32_t *traversal_order;
-        uint32_t n_traversal_order;
-        const int32_t *block_map;
-        uint32_t n_block_map;
-        rt_dim_metadata_t *dim_metadata;  /* owned array */
-        uint32_t n_dim_metadata;
-};
+/* Size of one element in bytes; 0 for STRING/RESOURCE/VARIANT/unknown. */
+size_t rt_type_size(rt_type_t type);
+/* "float32", "int8", ...; "unknown" for values out of range. */
+const char *rt_type_name(rt_type_t type);
 
 typedef struct rt_model_tensor {
         rt_type_t type;
@@ -121,7 +100,7 @@ typedef struct rt_metadata {
         size_t size;
 } rt_metadata_t;
 
-typedef struct rt_model {
+struct rt_model {
         const uint8_t *buf;
         size_t size;
         uint32_t version;
@@ -144,7 +123,7 @@ typedef struct rt_model {
         void *owned_buf;      /* free on free when non-NULL */
         void **blobs;         /* aligned copies of misaligned constants */
         size_t n_blobs;
-} rt_model_t;
+};
 
 /*
  * Largest byte size of one tensor (shape * element size) the reader accepts;
@@ -153,25 +132,8 @@ typedef struct rt_model {
  */
 #define RT_MODEL_MAX_TENSOR_BYTES ((uint64_t) INT32_MAX)
 
-/* TFLite's BuiltinOperator numbers (schema.fbs), from ops.inc. */
-typedef enum rt_builtin_op {
-#define RT_OP(name, code, options) RT_BUILTIN_##name = code,
-#include "ops.inc"
-#undef RT_OP
-        _RT_BUILTIN_MAX,
-} rt_builtin_op_t;
-
-/* Tags of TFLite's BuiltinOptions union (schema.fbs), from options.inc.
- * RT_OPTIONS_ANY is not a tag: rt_op_options_type() returns it for ops whose
- * options are not checked (StableHLO ops, unknown codes). */
-typedef enum rt_options_type {
-        RT_OPTIONS_ANY = -1,
-        RT_OPTIONS_NONE = 0,
-#define RT_OPTIONS(tag, name, str) RT_OPTIONS_##name = tag,
-#include "options.inc"
-#undef RT_OPTIONS
-        _RT_OPTIONS_MAX,
-} rt_options_type_t;
+/* rt_builtin_op_t (RT_BUILTIN_*) and rt_options_type_t (RT_OPTIONS_*)
+ * come from the driver ABI, <accel/driver.h>. */
 
 /*
  * Map `path` read-only and load it. On failure returns a negative errno
