@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,17 +22,14 @@ static size_t n_drivers;
 static bool builtins_done;
 
 static int add_locked(const rt_driver_t *d) {
-        if (!d || !d->name || !d->name[0] || !d->supported_ops || !d->prepare || !d->execute || !d->release)
+        /* The version first: it and the name are the only fields every ABI
+         * version has in the same place. The plugin loader says why. */
+        if (!d)
                 return -EINVAL;
-        if (d->abi_version != RT_DRIVER_ABI_VERSION) {
-                /* Only the first two fields are read: they are the same in
-                 * every ABI version, the rest of the struct may not be. */
-                fprintf(stderr,
-                        "acceld: driver '%s' was built for driver ABI %u, this runtime implements ABI %u "
-                        "(<accel/driver.h>); refused\n",
-                        d->name ? d->name : "?", d->abi_version, RT_DRIVER_ABI_VERSION);
+        if (d->abi_version != RT_DRIVER_ABI_VERSION)
                 return -EPROTO;
-        }
+        if (!d->name || !d->name[0] || !d->supported_ops || !d->prepare || !d->execute || !d->release)
+                return -EINVAL;
         for (size_t i = 0; i < n_drivers; i++)
                 if (strcasecmp(drivers[i].d->name, d->name) == 0)
                         return -EEXIST;

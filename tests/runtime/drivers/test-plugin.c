@@ -103,9 +103,11 @@ START_TEST(test_plugin_abi2_refused) {
         ck_assert_int_eq(rt_plugin_load(FAULTY_ABI2_PLUGIN, NULL, err, sizeof(err)), -EPROTO);
         ck_assert_msg(strstr(err, "driver ABI version 2, this runtime needs 3; refused"), "%s", err);
         ck_assert_ptr_null(rt_driver_find("faulty-abi2"));
-        /* The registry itself refuses it too (and logs why). */
+        /* The registry itself refuses it too, by the version alone: past
+         * the name an ABI 2 struct is laid out differently, so no hook of
+         * it is looked at (this one has none). */
         rt_driver_t old = { .abi_version = 2, .name = "abi2" };
-        ck_assert_int_eq(rt_driver_register(&old), -EINVAL); /* no hooks: refused before the version */
+        ck_assert_int_eq(rt_driver_register(&old), -EPROTO);
         const rt_driver_t *ref = rt_driver_reference();
         old = *ref;
         old.abi_version = 2;
