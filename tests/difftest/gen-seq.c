@@ -772,10 +772,9 @@ static int gen_fc_hybrid(dt_case_t *c, dt_rng_t *r) {
                 shape[i] = (int32_t) dt_int(r, 1, 4);
         shape[rank - 1] = k;
         bool keep = rank > 2 && dt_chance(r, 0.5), asym = dt_chance(r, 0.5), with_bias = dt_chance(r, 0.8);
-        /* Per-channel weights: TFLite 2.9's hybrid FULLY_CONNECTED differs from
-         * our conv kernels (NOTES-h-seq.md); drawn only with
-         * DT_FC_HYBRID_PER_CHANNEL set. */
-        bool per_channel = getenv("DT_FC_HYBRID_PER_CHANNEL") && dt_chance(r, 0.3);
+        /* Per-channel weights: TFLite 2.9 uses their legacy per-tensor
+         * scale, 0 (fully_connected.c, fc_hybrid). */
+        bool per_channel = dt_chance(r, 0.3);
         int32_t batch = (int32_t) (dt_count(rank, shape) / k);
         int32_t act = dt_act(r);
         int32_t x = dt_input(c, r, F, rank, shape, 0, 0, &seq_fill);
