@@ -869,13 +869,11 @@ static int gen_16x8(dt_case_t *c, dt_rng_t *r, int kind) {
                                  : dt_const_data(c, I8, wrank, wshape, wd, scales[0], 0);
         free(wd);
         int32_t b = -1;
-        /* int32 biases, and FULLY_CONNECTED without a bias, take TFLite 2.9
-         * paths that our conv kernels do not follow yet (NOTES-h-seq.md):
-         * drawn only with DT_16X8_ALL_BIASES set. */
-        bool all_biases = getenv("DT_16X8_ALL_BIASES") != NULL;
-        bool b32 = all_biases && dt_chance(r, 0.2);
-        if (kind == 2 && !all_biases)
-                with_bias = true;
+        /* Every bias kind: int64 (the reference kernels), int32 and, for
+         * FULLY_CONNECTED, none (TFLite 2.9's optimized ruy path). TFLite
+         * refuses the convolutions without a bias and DEPTHWISE_CONV_2D
+         * with an int32 one (counted as refused). */
+        bool b32 = dt_chance(r, 0.2);
         if (with_bias) {
                 int64_t bd[64];
                 int32_t bd32[64];
