@@ -772,10 +772,9 @@ static int gen_fc_hybrid(dt_case_t *c, dt_rng_t *r) {
                 shape[i] = (int32_t) dt_int(r, 1, 4);
         shape[rank - 1] = k;
         bool keep = rank > 2 && dt_chance(r, 0.5), asym = dt_chance(r, 0.5), with_bias = dt_chance(r, 0.8);
-        /* Per-channel weights: TFLite 2.9's hybrid FULLY_CONNECTED differs from
-         * our conv kernels (NOTES-h-seq.md); drawn only with
-         * DT_FC_HYBRID_PER_CHANNEL set. */
-        bool per_channel = getenv("DT_FC_HYBRID_PER_CHANNEL") && dt_chance(r, 0.3);
+        /* Per-channel weights: TFLite 2.9 uses their legacy per-tensor
+         * scale, 0 (fully_connected.c, fc_hybrid). */
+        bool per_channel = dt_chance(r, 0.3);
         int32_t batch = (int32_t) (dt_count(rank, shape) / k);
         int32_t act = dt_act(r);
         int32_t x = dt_input(c, r, F, rank, shape, 0, 0, &seq_fill);
@@ -870,13 +869,11 @@ static int gen_16x8(dt_case_t *c, dt_rng_t *r, int kind) {
                                  : dt_const_data(c, I8, wrank, wshape, wd, scales[0], 0);
         free(wd);
         int32_t b = -1;
-        /* int32 biases, and FULLY_CONNECTED without a bias, take TFLite 2.9
-         * paths that our conv kernels do not follow yet (NOTES-h-seq.md):
-         * drawn only with DT_16X8_ALL_BIASES set. */
-        bool all_biases = getenv("DT_16X8_ALL_BIASES") != NULL;
-        bool b32 = all_biases && dt_chance(r, 0.2);
-        if (kind == 2 && !all_biases)
-                with_bias = true;
+        /* Every bias kind: int64 (the reference kernels), int32 and, for
+         * FULLY_CONNECTED, none (TFLite 2.9's optimized ruy path). TFLite
+         * refuses the convolutions without a bias and DEPTHWISE_CONV_2D
+         * with an int32 one (counted as refused). */
+        bool b32 = dt_chance(r, 0.2);
         if (with_bias) {
                 int64_t bd[64];
                 int32_t bd32[64];

@@ -154,11 +154,6 @@ static int gen_concat(dt_case_t *c, dt_rng_t *r) {
                 int32_t zp = zo;
                 if (dt_is_quant_type(t) && dt_chance(r, 0.5))
                         quant_draw(r, t, &s, &zp);
-                /* TFLite 2.9 concatenates int16 raw, without requantizing;
-                 * our kernel requantizes (docs/conformance.md, known gaps):
-                 * int16 inputs share the output's scale until that is fixed. */
-                if (t == RT_TYPE_INT16)
-                        s = so, zp = zo;
                 ids[i] = dt_qin(c, r, t, rank, s2, s, zp, NULL);
                 if (ids[i] < 0)
                         return -ENOMEM;

@@ -15,8 +15,11 @@ static size_t prod(const int32_t *dims, int32_t from, int32_t to) {
         return p;
 }
 
-static bool is_quantized_type(rt_type_t t) {
-        return t == RT_TYPE_UINT8 || t == RT_TYPE_INT8 || t == RT_TYPE_INT16;
+/* The types CONCATENATION requantizes to the output's scale and zero point
+ * when an input's differ. Not int16: TensorFlow Lite 2.9's Eval concatenates
+ * int16 raw whatever the scales (it has no int16 path with scaling). */
+static bool requantizing_type(rt_type_t t) {
+        return t == RT_TYPE_UINT8 || t == RT_TYPE_INT8;
 }
 
 /* TFLite ConcatenationWithScaling for one run of n values. */
@@ -30,18 +33,14 @@ static void requantize(void *dst, const void *src, size_t n, rt_type_t type, con
                 int32_t v;
                 if (type == RT_TYPE_UINT8)
                         v = ((const uint8_t *) src)[i];
-                else if (type == RT_TYPE_INT8)
-                        v = ((const int8_t *) src)[i];
                 else
-                        v = ((const int16_t *) src)[i];
+                        v = ((const int8_t *) src)[i];
                 int32_t q = (int32_t) roundf((float) v * scale + bias) + out->zero_point;
                 q = KU_CLAMP(q, lo, hi);
                 if (type == RT_TYPE_UINT8)
                         ((uint8_t *) dst)[i] = (uint8_t) q;
-                else if (type == RT_TYPE_INT8)
-                        ((int8_t *) dst)[i] = (int8_t) q;
                 else
-                        ((int16_t *) dst)[i] = (int16_t) q;
+                        ((int8_t *) dst)[i] = (int8_t) q;
         }
 }
 
@@ -112,7 +111,7 @@ static int concat_invoke(rt_context_t *ctx, rt_node_t *node) {
                         const rt_tensor_t *t = rt_node_input(ctx, node, i);
                         size_t n = (size_t) t->dims[axis] * inner;
                         const uint8_t *src = (const uint8_t *) t->data + k * n * es;
-                        if (is_quantized_type(out->type) && out->quant.n > 0 && !shape__same_quant(t, out))
+                        if (requantizing_type(out->type) && out->quant.n > 0 && !shape__same_quant(t, out))
                                 requantize(o, src, n, out->type, t, out);
                         else if (n)
                                 memcpy(o, src, n * es);

@@ -249,6 +249,46 @@ START_TEST(test_conv2d_int16x8) {
 }
 END_TEST
 
+/* One-pixel int16 CONV_2D (scales 1, 1, out_s) with a one-element bias
+ * of type bt. */
+static int32_t conv16_one(int16_t x, int8_t f, rt_type_t bt, int64_t bias, float out_s) {
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, RT_TYPE_INT16, 4, (int32_t[]) { 1, 1, 1, 1 }, &x);
+        int32_t w = kh_const(&h, RT_TYPE_INT8, 4, (int32_t[]) { 1, 1, 1, 1 }, &f);
+        int32_t b32 = (int32_t) bias;
+        int32_t b = kh_const(&h, bt, 1, (int32_t[]) { 1 },
+                             bt == RT_TYPE_INT32 ? (const void *) &b32 : (const void *) &bias);
+        int32_t out = kh_tensor(&h, RT_TYPE_INT16, 0, NULL, NULL);
+        kh_quant(&h, in, 1.0f, 0);
+        kh_quant(&h, w, 1.0f, 0);
+        kh_quant(&h, out, out_s, 0);
+        rt_conv_params_t p = params(RT_PADDING_VALID, 1, 1, RT_ACT_NONE);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_conv_2d, &p, (int32_t[]) { in, w, b }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        int32_t v = ((int16_t *) h.tensors[out].data)[0];
+        kh_done(&h);
+        return v;
+}
+
+/*
+ * int16 CONV_2D with an int32 bias runs TFLite 2.9's optimized path (im2col
+ * + ruy's portable kernel): int32 accumulator, one rounding of acc *
+ * multiplier; with an int64 bias the reference kernel (16-bit reduced
+ * multiplier, int64 accumulator).
+ */
+START_TEST(test_conv2d_int16x8_int32_bias) {
+        /* real 1/3 (multiplier 1431655765, shift -1), acc 60002: 20001 with
+         * one rounding, 20000 with the reduced multiplier 21845. */
+        ck_assert_int_eq(conv16_one(30001, 2, RT_TYPE_INT32, 0, 3.0f), 20001);
+        ck_assert_int_eq(conv16_one(30001, 2, RT_TYPE_INT64, 0, 3.0f), 20000);
+        /* 100000 + INT32_MAX - 50000 wraps to -2147433649: -32767 after
+         * / 65536; the int64 sum saturates to 32767. */
+        ck_assert_int_eq(conv16_one(1000, 100, RT_TYPE_INT32, INT32_MAX - 50000, 65536.0f), -32767);
+        ck_assert_int_eq(conv16_one(1000, 100, RT_TYPE_INT64, INT32_MAX - 50000, 65536.0f), 32767);
+}
+END_TEST
+
 /* Hybrid: int8 weights with float input. Inputs are integers whose largest
  * magnitude is exactly 127 (symmetric, per-tensor) or that span [-128, 127]
  * (asymmetric, per-channel), so the on-the-fly quantization is exact and the
@@ -435,6 +475,7 @@ static Suite *conv2d_suite(void) {
         tcase_add_test(tc, test_conv2d_int8_per_tensor);
         tcase_add_test(tc, test_conv2d_uint8_zero_points);
         tcase_add_test(tc, test_conv2d_int16x8);
+        tcase_add_test(tc, test_conv2d_int16x8_int32_bias);
         tcase_add_test(tc, test_conv2d_hybrid_per_tensor);
         tcase_add_test(tc, test_conv2d_hybrid_per_channel);
         tcase_add_test(tc, test_conv2d_quantized_ruy_rounding);

@@ -161,6 +161,51 @@ START_TEST(test_fc_int16x8) {
 }
 END_TEST
 
+/* One-element int16 FULLY_CONNECTED (scales 1, 1, out_s): bias kind
+ * bt (RT_TYPE_INT32, RT_TYPE_INT64, or NO_BIAS). */
+#define NO_BIAS RT_TYPE_FLOAT32
+static int32_t fc16_one(int16_t x, int8_t f, rt_type_t bt, int64_t bias, float out_s) {
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, RT_TYPE_INT16, 2, (int32_t[]) { 1, 1 }, &x);
+        int32_t w = kh_const(&h, RT_TYPE_INT8, 2, (int32_t[]) { 1, 1 }, &f);
+        int32_t b32 = (int32_t) bias, b = -1;
+        if (bt == RT_TYPE_INT32)
+                b = kh_const(&h, bt, 1, (int32_t[]) { 1 }, &b32);
+        else if (bt == RT_TYPE_INT64)
+                b = kh_const(&h, bt, 1, (int32_t[]) { 1 }, &bias);
+        int32_t out = kh_tensor(&h, RT_TYPE_INT16, 0, NULL, NULL);
+        kh_quant(&h, in, 1.0f, 0);
+        kh_quant(&h, w, 1.0f, 0);
+        kh_quant(&h, out, out_s, 0);
+        rt_fc_params_t p = params(RT_ACT_NONE, false);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, b }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        int32_t v = ((int16_t *) h.tensors[out].data)[0];
+        kh_done(&h);
+        return v;
+}
+
+/*
+ * int16 FULLY_CONNECTED without a bias or with an int32 one runs TFLite
+ * 2.9's optimized path (ruy's portable kernel): int32 accumulator, one
+ * rounding of acc * multiplier. An int64 bias keeps the reference kernel
+ * (multiplier reduced to 16 bits, int64 accumulator).
+ */
+START_TEST(test_fc_int16x8_optimized_path) {
+        /* real 1/3: multiplier 1431655765, shift -1. acc 60002 = 20000.667:
+         * (60002 * 1431655765 + 2^31) >> 32 = 20001; the reduced multiplier
+         * (21845) gives (60002 * 21845 + 2^15) >> 16 = 20000. */
+        ck_assert_int_eq(fc16_one(30001, 2, NO_BIAS, 0, 3.0f), 20001);
+        ck_assert_int_eq(fc16_one(30001, 2, RT_TYPE_INT32, 0, 3.0f), 20001);
+        ck_assert_int_eq(fc16_one(30001, 2, RT_TYPE_INT64, 0, 3.0f), 20000);
+        /* acc = 100000 + (INT32_MAX - 50000) wraps to -2147433649 in int32:
+         * / 65536 = -32767.24 -> -32767; in int64 it saturates to 32767. */
+        ck_assert_int_eq(fc16_one(1000, 100, RT_TYPE_INT32, INT32_MAX - 50000, 65536.0f), -32767);
+        ck_assert_int_eq(fc16_one(1000, 100, RT_TYPE_INT64, INT32_MAX - 50000, 65536.0f), 32767);
+}
+END_TEST
+
 /* Hybrid: an input row whose largest magnitude is 127 quantizes exactly
  * (symmetric); a row spanning [-128, 127] also exactly (asymmetric). The
  * hybrid path applies TANH for real. */
@@ -189,6 +234,38 @@ START_TEST(test_fc_hybrid_symmetric_and_asymmetric) {
                         double want = tanh(bias[u] + acc * 0.01);
                         ck_assert_double_eq_tol(((float *) h.tensors[out].data)[u], want, 1e-5);
                 }
+                kh_done(&h);
+        }
+}
+END_TEST
+
+/* Hybrid with per-channel weight scales: TFLite 2.9 multiplies by the
+ * weights' legacy per-tensor scale, which is 0 for a tensor with several
+ * scales, so the output is the activated bias whatever the input
+ * (difftest --op FULLY_CONNECTED_HYBRID --case 0x50f5647d2380309d). */
+START_TEST(test_fc_hybrid_per_channel_weights_use_legacy_scale) {
+        enum { K = 3, U = 2 };
+        const float x[K] = { 1.5f, -2, 4 };
+        const int8_t wb[U * K] = { 10, 20, 30, -40, 50, 60 };
+        const float bias[U] = { 0.75f, -0.5f };
+        const float scales[U] = { 0.01f, 0.02f };
+        const int64_t zps[U] = { 0, 0 };
+        for (int asym = 0; asym <= 1; asym++) {
+                kh_t h;
+                kh_init(&h);
+                int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, K }, x);
+                int32_t w = kh_const(&h, RT_TYPE_INT8, 2, (int32_t[]) { U, K }, wb);
+                int32_t b = kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]) { U }, bias);
+                int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                kh_quant_channels(&h, w, U, scales, zps, 0);
+                rt_fc_params_t p = params(RT_ACT_RELU, false);
+                p.asymmetric_quantize_inputs = asym;
+                ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, b }, 3,
+                                        (int32_t[]) { out }, 1), 0);
+                /* RELU(bias): 0.75 and 0 (the dot products, 2.0 and 3.5
+                 * with the channel scales, do not count). */
+                ck_assert_float_eq(((float *) h.tensors[out].data)[0], 0.75f);
+                ck_assert_float_eq(((float *) h.tensors[out].data)[1], 0.0f);
                 kh_done(&h);
         }
 }
@@ -243,7 +320,9 @@ static Suite *fc_suite(void) {
         tcase_add_test(tc, test_fc_int8);
         tcase_add_test(tc, test_fc_uint8_zero_points);
         tcase_add_test(tc, test_fc_int16x8);
+        tcase_add_test(tc, test_fc_int16x8_optimized_path);
         tcase_add_test(tc, test_fc_hybrid_symmetric_and_asymmetric);
+        tcase_add_test(tc, test_fc_hybrid_per_channel_weights_use_legacy_scale);
         tcase_add_test(tc, test_fc_rejects_shuffled_weights);
         tcase_add_test(tc, test_fc_rejects_bad_shapes);
         suite_add_tcase(s, tc);

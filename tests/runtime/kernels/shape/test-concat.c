@@ -68,6 +68,28 @@ START_TEST(test_concat_int8_requantize_clamps) {
 }
 END_TEST
 
+/* int16 is concatenated raw, as TensorFlow Lite 2.9 does, even where the
+ * input's scale differs from the output's (requantizing 1000 at scale 0.5
+ * to scale 1 would give 500). */
+START_TEST(test_concat_int16_copies_raw) {
+        kh_t h;
+        kh_init(&h);
+        int32_t a = kh_tensor(&h, RT_TYPE_INT16, 1, I32(2), (const int16_t[]){ 1000, -32768 });
+        int32_t b = kh_tensor(&h, RT_TYPE_INT16, 1, I32(1), (const int16_t[]){ 7 });
+        int32_t out = kh_tensor(&h, RT_TYPE_INT16, 0, NULL, NULL);
+        kh_quant(&h, a, 0.5f, 0);
+        kh_quant(&h, b, 4.0f, 0);
+        kh_quant(&h, out, 1.0f, 0);
+        shape_concat_params_t p = { .axis = 0 };
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_concatenation, &p, I32(a, b), 2, I32(out), 1), 0);
+        const int16_t *v = h.tensors[out].data;
+        ck_assert_int_eq(v[0], 1000);
+        ck_assert_int_eq(v[1], -32768);
+        ck_assert_int_eq(v[2], 7);
+        kh_done(&h);
+}
+END_TEST
+
 START_TEST(test_concat_relu6_float) {
         kh_t h;
         kh_init(&h);
@@ -228,6 +250,7 @@ START_TEST(test_split_v_bad_sum_einval) {
 END_TEST
 
 ST_MAIN("shape-concat", test_concat_axis1_float, test_concat_negative_axis_int64, test_concat_uint8_requantizes,
-        test_concat_int8_requantize_clamps, test_concat_relu6_float, test_concat_bad_axis_einval,
+        test_concat_int8_requantize_clamps, test_concat_int16_copies_raw, test_concat_relu6_float,
+        test_concat_bad_axis_einval,
         test_concat_mismatched_dims_einval, test_pack_axis1, test_pack_scalars, test_unpack_axis1, test_split_axis1,
         test_split_dynamic_axis, test_split_not_divisible_einval, test_split_v_minus_one, test_split_v_bad_sum_einval)
