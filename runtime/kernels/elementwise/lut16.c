@@ -51,7 +51,10 @@ int ew_lut16_rescale(float in_scale, int32_t *ret_mul, int *ret_shift) {
                 shift++;
                 m *= 2.0;
         }
-        if (!(m < 2147483648.0))
+        /* Below about 4e-14 the multiplier truncates to 0 (TFLite would
+         * then take its fixed-point kernel with a shift of 31); above
+         * about 1.7e5 it does not fit. Refuse both. */
+        if (!(m >= 1.0) || !(m < 2147483648.0))
                 return -ERANGE;
         *ret_mul = (int32_t) m; /* truncated */
         *ret_shift = shift;

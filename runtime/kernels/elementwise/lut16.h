@@ -29,8 +29,8 @@ const uint16_t *ew_lut16_sigmoid_table(void);
  * 32767 / 2 (at most 31 times), the number of doublings the right shift,
  * the truncated product the multiplier. Writes *ret_mul (> 0) and
  * *ret_shift (0..31) and returns 0; -ERANGE if `in_scale` is not positive
- * and finite or the multiplier would not fit in int32 (scales beyond about
- * 1.7e5).
+ * and finite or the multiplier would be 0 or not fit in int32 (scales
+ * below about 4e-14 or beyond about 1.7e5).
  */
 int ew_lut16_rescale(float in_scale, int32_t *ret_mul, int *ret_shift);
 

@@ -55,6 +55,7 @@ START_TEST(test_lut16_rescale_multiplier_and_shift) {
         ck_assert_int_eq(ew_lut16_rescale(-1.0f, &mul, &shift), -ERANGE);
         ck_assert_int_eq(ew_lut16_rescale(INFINITY, &mul, &shift), -ERANGE);
         ck_assert_int_eq(ew_lut16_rescale(1e6f, &mul, &shift), -ERANGE);
+        ck_assert_int_eq(ew_lut16_rescale(1e-20f, &mul, &shift), -ERANGE);
         ck_assert_int_eq(mul, 7); /* outputs untouched on failure */
         ck_assert_int_eq(shift, 7);
 }
