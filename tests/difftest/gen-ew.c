@@ -210,10 +210,16 @@ static int gen_unary(dt_case_t *c, dt_rng_t *r, const un_spec_t *sp) {
                 if (dt_chance(r, 0.1))
                         si = dt_scale(r, 1e-4, 10);
                 zi = dt_zero_point(r, t);
-                if (t == I16 && (sp->uq == UQ_TANH || sp->uq == UQ_LOGISTIC))
-                        /* Our int16 kernels take TFLite's power-of-two input
-                         * scales only (docs/conformance.md). */
-                        si = sp->uq == UQ_TANH && dt_chance(r, 0.5) ? 1.0f / 2048 : 1.0f / 4096;
+                if (t == I16 && (sp->uq == UQ_TANH || sp->uq == UQ_LOGISTIC)) {
+                        /* Any scale goes to TFLite's table path; a quarter
+                         * of the cases take the power-of-two scales of its
+                         * fixed-point path, some other powers of two (the
+                         * table path again). */
+                        if (dt_chance(r, 0.25))
+                                si = sp->uq == UQ_TANH && dt_chance(r, 0.5) ? 1.0f / 2048 : 1.0f / 4096;
+                        else if (dt_chance(r, 0.1))
+                                si = ldexpf(1.0f, dt_int(r, -14, 2));
+                }
                 double ri = qrange(t, si);
                 switch (sp->uq) {
                 case UQ_SAME:

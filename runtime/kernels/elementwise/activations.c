@@ -5,8 +5,9 @@
  *
  * 8-bit TANH, LOGISTIC, ELU and GELU use a 256-entry table built the way
  * TFLite's builtin (generic optimized) kernels build theirs, so results match
- * TFLite's default kernels bit for bit. int16 TANH/LOGISTIC with power-of-two
- * input scales use gemmlowp's 16-bit fixed point, as TFLite's do. Quantized
+ * TFLite's default kernels bit for bit. int16 TANH/LOGISTIC use gemmlowp's
+ * 16-bit fixed point for TFLite's power-of-two input scales and TFLite's
+ * sigmoid-table interpolation (lut16.c) for every other scale. Quantized
  * RELUs, LEAKY_RELU, PRELU and HARD_SWISH rescale with fixed-point
  * multipliers as TFLite does.
  */
@@ -14,6 +15,7 @@
 
 #include "ew.h"
 #include "fastmath.h"
+#include "lut16.h"
 
 static int same_type_check(rt_context_t *ctx, const char *name, const rt_tensor_t *a,
                            const rt_tensor_t *o) {
@@ -325,16 +327,19 @@ static int fop_prepare(rt_context_t *ctx, rt_node_t *node, fop_t op) {
                         return rt_ctx_error(ctx, "%s: int16 needs zero points of 0", name);
                 if (!ew_checked_log2(o->scale, &out_log2) || out_log2 != -15)
                         return rt_ctx_error(ctx, "%s: int16 output scale must be 2^-15", name);
-                /* Only TFLite's power-of-two input scales (its fixed-point
-                 * path); general scales use a TFLite data table we lack. */
+                /* TFLite's generic kernel also wants LOGISTIC's exactly. */
+                if (op == F_LOGISTIC && o->scale != 1.0f / 32768.0f)
+                        return rt_ctx_error(ctx, "LOGISTIC: int16 output scale must be 2^-15");
+                /* Power-of-two input scales its fixed-point kernel takes go
+                 * there (in1_mul 0); every other scale to the table. */
                 bool pot = ew_checked_log2(a->scale, &in_log2);
                 d->left_shift = 12 + in_log2;
-                if (!pot || d->left_shift < 0 || d->left_shift > (op == F_TANH ? 1 : 0)) {
-                        (void) rt_ctx_error(ctx, "%s: int16 input scale %g is not supported "
-                                            "(needs 2^-12%s)", name, (double) a->scale,
-                                            op == F_TANH ? " or 2^-11" : "");
-                        return -ENOTSUP;
-                }
+                d->in1_mul = 0;
+                if (pot && d->left_shift >= 0 && d->left_shift <= (op == F_TANH ? 1 : 0))
+                        return ew_resize_same(ctx, node, a);
+                if (ew_lut16_rescale(a->scale, &d->in1_mul, &d->left_shift) < 0)
+                        return rt_ctx_error(ctx, "%s: int16 input scale %g out of range", name,
+                                            (double) a->scale);
                 return ew_resize_same(ctx, node, a);
         }
         if (a->type != RT_TYPE_FLOAT32 && !fop_lut_type(op, a->type))
@@ -373,6 +378,13 @@ static int fop_invoke(rt_context_t *ctx, rt_node_t *node, fop_t op) {
                 const int16_t *x = a->data;
                 int16_t *z = o->data;
                 size_t n = rt_tensor_count(o);
+                if (d->in1_mul > 0) {
+                        if (op == F_TANH)
+                                ew_lut16_tanh(x, z, n, d->in1_mul, d->left_shift);
+                        else
+                                ew_lut16_logistic(x, z, n, d->in1_mul, d->left_shift);
+                        return 0;
+                }
                 for (size_t i = 0; i < n; i++) {
                         int16_t v = d->left_shift ? sat_pot16(x[i], d->left_shift) : x[i];
                         z[i] = op == F_TANH ? tanh16(v) : logistic16(v);

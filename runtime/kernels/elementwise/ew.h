@@ -23,7 +23,7 @@
  *   ABS int32, int8/int16 quantized; NEG int32/int64; SIGN int32;
  *   RSQRT int8 quantized
  *   RELU/RELU6 int8/uint8/int16; RELU_N1_TO_1/RELU_0_TO_1 int8/uint8
- *   LOGISTIC/TANH int8/uint8 (table), int16 with power-of-two input scales
+ *   LOGISTIC/TANH int8/uint8 (table), int16 (any input scale, lut16.h)
  *   ELU int8 (table); GELU int8/uint8 (table); HARD_SWISH int8/uint8;
  *   LEAKY_RELU int8/uint8/int16; PRELU int8/uint8
  *   QUANTIZE float->int8/uint8/int16 (per-tensor or per-channel), integer

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elementwise/fastmath.h"
 #include "fixed16.h"
 #include "kutil.h"
 #include "seq-internal.h"
@@ -431,19 +432,34 @@ static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
 
 /* ---- float path ---- */
 
+/*
+ * TFLite 2.9's float gates (tensor_utils ApplyTanhToVector /
+ * ApplySigmoidToVector, and the basic LSTM cell) go through Eigen's array
+ * tanh() and logistic(). Read back from the x86 library through a one-cell
+ * LSTM whose output is the gate itself: tanh is ew_tanh_fast (the float
+ * TANH kernel's), and sigmoid is e^x / (1 + e^x) with libm's expf, 1 where
+ * that is 1 anyway (x > 20: e^x > 2^28 swallows the 1) so that expf's
+ * overflow never makes inf / inf; below, subnormal results flush to 0 with
+ * the executor's FTZ. Not 1 / (1 + e^-x): the two differ by an ulp in about
+ * a third of inputs, and in a hybrid LSTM such an ulp can move the
+ * runtime-quantized state by a step.
+ */
 static float lstm_act(rt_activation_t act, float x) {
         switch (act) {
         case RT_ACT_RELU: return x < 0.0f ? 0.0f : x;
         case RT_ACT_RELU_N1_TO_1: return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x);
         case RT_ACT_RELU6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
-        case RT_ACT_TANH: return tanhf(x);
+        case RT_ACT_TANH: return ew_tanh_fast(x);
         case RT_ACT_SIGN_BIT: return signbit(x) ? 1.0f : 0.0f;
         default: return x;
         }
 }
 
 static float lstm_sigmoid(float x) {
-        return 1.0f / (1.0f + expf(-x));
+        if (x > 20.0f)
+                return 1.0f;
+        const float e = expf(x);
+        return e / (1.0f + e);
 }
 
 static const float *fdata(const rt_tensor_t *t) {
@@ -1124,11 +1140,11 @@ static int lstm_basic_invoke(rt_context_t *ctx, rt_node_t *node) {
                 }
                 const float *g = fc + (size_t) b * 4 * depth;
                 for (int32_t c = 0; c < depth; c++) {
-                        float ig = lstm_sigmoid(g[c]), ni = tanhf(g[depth + c]);
+                        float ig = lstm_sigmoid(g[c]), ni = ew_tanh_fast(g[depth + c]);
                         float fg = lstm_sigmoid(g[2 * depth + c]), og = lstm_sigmoid(g[3 * depth + c]);
                         float ns = ig * ni + fg * ps[(size_t) b * depth + c];
                         state[(size_t) b * depth + c] = ns;
-                        act[(size_t) b * depth + c] = og * tanhf(ns);
+                        act[(size_t) b * depth + c] = og * ew_tanh_fast(ns);
                 }
         }
         if (!rt_tensor_is_const(t[1]))

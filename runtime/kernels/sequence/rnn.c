@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elementwise/fastmath.h"
 #include "kutil.h"
 #include "seq-internal.h"
 #include "sequence.h"
@@ -125,12 +126,15 @@ static int rnn_prepare(rt_context_t *ctx, rt_node_t *node) {
         return rt_ctx_resize(ctx, node, 0, x->rank, dims);
 }
 
+/* TFLite's ApplyActivationToVector: tanh is Eigen's (ew_tanh_fast), read
+ * back from the 2.9 library through a one-unit RNN (tanhf was an ulp off
+ * in about two inputs of three). */
 static float rnn_act(rt_activation_t act, float v) {
         switch (act) {
         case RT_ACT_RELU: return v < 0.0f ? 0.0f : v;
         case RT_ACT_RELU_N1_TO_1: return v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v);
         case RT_ACT_RELU6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
-        case RT_ACT_TANH: return tanhf(v);
+        case RT_ACT_TANH: return ew_tanh_fast(v);
         case RT_ACT_SIGN_BIT: return signbit(v) ? 1.0f : 0.0f;
         default: return v;
         }

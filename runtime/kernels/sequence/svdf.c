@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elementwise/fastmath.h"
 #include "kutil.h"
 #include "seq-internal.h"
 #include "sequence.h"
@@ -201,7 +202,7 @@ static void svdf_eval_float(const rt_svdf_params_t *p, const rt_tensor_t *in, co
                                 sum += b[u];
                         float v = sum;
                         if (p->activation == RT_ACT_TANH)
-                                v = tanhf(v);
+                                v = ew_tanh_fast(v); /* ApplyActivationToVector: Eigen's tanh */
                         else if (p->activation == RT_ACT_SIGN_BIT)
                                 v = signbit(v) ? 1.0f : 0.0f;
                         else
