@@ -184,7 +184,7 @@ BIN(gen_maximum, MAXIMUM, 0, false, BK_MAXMIN, F, I8, U8, I16, I32, I64)
 BIN(gen_minimum, MINIMUM, 0, false, BK_MAXMIN, F, I8, U8, I16, I32, I64)
 BIN(gen_pow, POW, 0, false, BK_POW, F, I32)
 BIN(gen_floor_div, FLOOR_DIV, RT_OPTIONS_FLOOR_DIV, false, BK_FLOOR, F, I32)
-BIN(gen_floor_mod, FLOOR_MOD, 0, false, BK_FLOOR, F, I32)
+BIN(gen_floor_mod, FLOOR_MOD, 0, false, BK_FLOOR, F, I32, I64)
 
 /* Unary ops: output quantization for the quantized forms. */
 typedef enum uq { UQ_FREE, UQ_SAME, UQ_LOGISTIC, UQ_TANH } uq_t;
