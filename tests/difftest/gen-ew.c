@@ -3,6 +3,7 @@
  * QUANTIZE and DEQUANTIZE. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "dt.h"
 
@@ -324,7 +325,34 @@ static int gen_quantize(dt_case_t *c, dt_rng_t *r) {
                        : 0;
 }
 
+/* DEQUANTIZE of a float16 constant, as fp16-converted models carry their
+ * weights: every bit pattern (subnormals, infinities, NaN) is drawn. */
+static int gen_dequantize_f16(dt_case_t *c, dt_rng_t *r) {
+        c->type_name = "float16";
+        int32_t shape[6];
+        int32_t rank = shape_rand(r, 0, 4, shape);
+        int64_t n = dt_count(rank, shape);
+        uint16_t *h = malloc((size_t) n * sizeof(*h) + sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        for (int64_t i = 0; i < n; i++) {
+                uint16_t v = (uint16_t) dt_next(r);
+                if (dt_chance(r, 0.1)) /* zeros, one, largest finite, smallest subnormal, inf */
+                        v = (uint16_t) DT_PICK(r, 0x0000, 0x8000, 0x3c00, 0x7bff, 0xfbff, 0x0001, 0x7c00, 0xfc00);
+                h[i] = v;
+        }
+        int32_t in = dt_const_data(c, RT_TYPE_FLOAT16, rank, shape, h, 0, 0);
+        free(h);
+        int32_t out = dt_output(c, F, rank, shape, 0, 0);
+        if (in < 0 || out < 0)
+                return -ENOMEM;
+        dt_desc(c, "float16 const shape=%dD", rank);
+        return dt_op(c, RT_BUILTIN_DEQUANTIZE, 3, TFB_IDS(in), 1, TFB_IDS(out), 1, 0, NULL, 0) < 0 ? -ENOMEM : 0;
+}
+
 static int gen_dequantize(dt_case_t *c, dt_rng_t *r) {
+        if (dt_chance(r, 0.25))
+                return gen_dequantize_f16(c, r);
         rt_type_t t = (rt_type_t) DT_PICK(r, I8, U8, I16);
         c->type_name = dt_type_name(t);
         int32_t shape[6];
