@@ -8,6 +8,7 @@
  * the sizes they produce. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,20 +118,51 @@ static int gen_select_v2(dt_case_t *c, dt_rng_t *r) {
 static int gen_cast(dt_case_t *c, dt_rng_t *r) {
         static const rt_type_t from[] = { F, F, I32, I32, U8, B, I8, I64 };
         static const rt_type_t to[] = { I32, U8, F, I64, F, F, I32, F };
+        /* Half the cases: one of the pairs above; the other half: any pair of
+         * the types TFLite 2.9's CAST takes (float32, int8, uint8, int16,
+         * int32, int64, bool). */
+        static const rt_type_t all[] = { F, I8, U8, I16, I32, I64, B };
+        rt_type_t ti, to_;
+        if (dt_chance(r, 0.5)) {
+                int k = (int) dt_int(r, 0, 7);
+                ti = from[k], to_ = to[k];
+        } else {
+                ti = all[dt_int(r, 0, 6)];
+                do
+                        to_ = all[dt_int(r, 0, 6)];
+                while (to_ == ti);
+        }
+        char name[40];
+        snprintf(name, sizeof(name), "%s->%s", dt_type_name(ti), dt_type_name(to_));
         static const char *const names[] = { "float32->int32", "float32->uint8", "int32->float32", "int32->int64",
                                              "uint8->float32", "bool->float32", "int8->int32", "int64->float32" };
-        int k = (int) dt_int(r, 0, 7);
-        c->type_name = names[k];
+        c->type_name = NULL;
+        for (int k = 0; k < 8; k++)
+                if (from[k] == ti && to[k] == to_)
+                        c->type_name = names[k];
+        /* Other pairs: one matrix row per input type (the reproducer line
+         * names the pair). */
+        static const char *const any_names[] = { "float32->*", "int8->*", "uint8->*", "int16->*",
+                                                 "int32->*", "int64->*", "bool->*" };
+        for (int k = 0; !c->type_name && k < 7; k++)
+                if (all[k] == ti)
+                        c->type_name = any_names[k];
         int32_t s[6], rank = shape_rand(r, 0, 4, s);
+        /* Float to integer: within the target's range (beyond it the C++ cast
+         * is undefined). */
         dt_fill_t f = { .lo = -100, .hi = 300, .finite_max = 1e9 };
-        if (to[k] == U8)
-                f = (dt_fill_t) { .lo = 0, .hi = 255, .finite_max = 255 };
-        int32_t a = dt_input(c, r, from[k], rank, s, 0, 0, &f);
-        int32_t o = dt_output(c, to[k], rank, s, 0, 0);
+        if (ti == F && to_ != B && to_ != I32 && to_ != I64) {
+                double lo = (double) dt_type_min(to_), hi = (double) dt_type_max(to_);
+                f = (dt_fill_t) { .lo = lo, .hi = hi, .finite_max = hi < -lo ? hi : -lo };
+                if (to_ == U8)
+                        f.finite_max = 255;
+        }
+        int32_t a = dt_input(c, r, ti, rank, s, 0, 0, &f);
+        int32_t o = dt_output(c, to_, rank, s, 0, 0);
         if (a < 0 || o < 0)
                 return -ENOMEM;
-        dt_desc(c, "%s rank=%d", names[k], rank);
-        tfb_option_t opt[] = { TFB_OPT_I8(0, from[k]), TFB_OPT_I8(1, to[k]) };
+        dt_desc(c, "%s rank=%d", name, rank);
+        tfb_option_t opt[] = { TFB_OPT_I8(0, ti), TFB_OPT_I8(1, to_) };
         return op_end(c, RT_BUILTIN_CAST, 1, TFB_IDS(a), 1, TFB_IDS(o), 1, RT_OPTIONS_CAST, opt, 2);
 }
 
