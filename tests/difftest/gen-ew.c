@@ -293,14 +293,18 @@ UN(gen_gelu, GELU, RT_OPTIONS_GELU, -6, 6, UQ_FREE, F, I8, U8)
 
 /* QUANTIZE from float or requantizing, DEQUANTIZE to float. */
 static int gen_quantize(dt_case_t *c, dt_rng_t *r) {
-        static const rt_type_t from[] = { F, F, F, I8, U8, I8, I16, I16 };
-        static const rt_type_t to[] = { I8, U8, I16, I8, I8, U8, I16, I8 };
-        int k = (int) dt_int(r, 0, 7);
+        /* The requantizations TFLite 2.9 accepts: int8->int8, int8->uint8,
+         * uint8->int8, uint8->uint8, int16->int16, int16->int8, int16->int32,
+         * int32->int16, int32->int8 (not int8/uint8->int16/int32, int32->int32,
+         * int16/int32->uint8). */
+        static const rt_type_t from[] = { F, F, F, I8, U8, I8, I16, I16, U8, I16, I32, I32 };
+        static const rt_type_t to[] = { I8, U8, I16, I8, I8, U8, I16, I8, U8, I32, I16, I8 };
+        static const char *const names[] = { "int8",         "uint8",         "int16",        "int8->int8",
+                                             "uint8->int8",  "int8->uint8",   "int16->int16", "int16->int8",
+                                             "uint8->uint8", "int16->int32",  "int32->int16", "int32->int8" };
+        int k = (int) (dt_chance(r, 0.7) ? dt_int(r, 0, 7) : dt_int(r, 8, 11));
         rt_type_t ti = from[k], to_ = to[k];
-        c->type_name = ti == F ? dt_type_name(to_) : (ti == I8 ? (to_ == I8 ? "int8->int8" : "int8->uint8")
-                                                   : ti == U8 ? "uint8->int8"
-                                                   : to_ == I16 ? "int16->int16"
-                                                               : "int16->int8");
+        c->type_name = names[k];
         int32_t shape[6];
         int32_t rank = shape_rand(r, 0, 4, shape);
         float si = 0, so = dt_scale(r, 1e-4, 10);
@@ -314,6 +318,11 @@ static int gen_quantize(dt_case_t *c, dt_rng_t *r) {
                 zi = dt_zero_point(r, ti);
                 so = (float) (si * exp(-2 + 4 * dt_unit(r)));
         }
+        /* int32 quantized tensors: zero point 0. */
+        if (ti == I32)
+                zi = 0;
+        if (to_ == I32)
+                zo = 0;
         int32_t in = dt_input(c, r, ti, rank, shape, si, zi, &f);
         int32_t out = dt_output(c, to_, rank, shape, so, zo);
         if (in < 0 || out < 0)
