@@ -381,7 +381,8 @@ static int gen_depth_to_space(dt_case_t *c, dt_rng_t *r) {
 /* ---- reductions and normalizations ---- */
 
 static int gen_arg(dt_case_t *c, dt_rng_t *r, int32_t code) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32);
+        /* TFLite 2.9 takes bool too (not int16, int64). */
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32, B);
         rt_type_t ot = (rt_type_t) DT_PICK(r, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
