@@ -3,6 +3,7 @@
  * QUANTIZE and DEQUANTIZE. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "dt.h"
 
@@ -184,7 +185,7 @@ BIN(gen_maximum, MAXIMUM, 0, false, BK_MAXMIN, F, I8, U8, I16, I32, I64)
 BIN(gen_minimum, MINIMUM, 0, false, BK_MAXMIN, F, I8, U8, I16, I32, I64)
 BIN(gen_pow, POW, 0, false, BK_POW, F, I32)
 BIN(gen_floor_div, FLOOR_DIV, RT_OPTIONS_FLOOR_DIV, false, BK_FLOOR, F, I32)
-BIN(gen_floor_mod, FLOOR_MOD, 0, false, BK_FLOOR, F, I32)
+BIN(gen_floor_mod, FLOOR_MOD, 0, false, BK_FLOOR, F, I32, I64)
 
 /* Unary ops: output quantization for the quantized forms. */
 typedef enum uq { UQ_FREE, UQ_SAME, UQ_LOGISTIC, UQ_TANH } uq_t;
@@ -298,14 +299,18 @@ UN(gen_gelu, GELU, RT_OPTIONS_GELU, -6, 6, UQ_FREE, F, I8, U8)
 
 /* QUANTIZE from float or requantizing, DEQUANTIZE to float. */
 static int gen_quantize(dt_case_t *c, dt_rng_t *r) {
-        static const rt_type_t from[] = { F, F, F, I8, U8, I8, I16, I16 };
-        static const rt_type_t to[] = { I8, U8, I16, I8, I8, U8, I16, I8 };
-        int k = (int) dt_int(r, 0, 7);
+        /* The requantizations TFLite 2.9 accepts: int8->int8, int8->uint8,
+         * uint8->int8, uint8->uint8, int16->int16, int16->int8, int16->int32,
+         * int32->int16, int32->int8 (not int8/uint8->int16/int32, int32->int32,
+         * int16/int32->uint8). */
+        static const rt_type_t from[] = { F, F, F, I8, U8, I8, I16, I16, U8, I16, I32, I32 };
+        static const rt_type_t to[] = { I8, U8, I16, I8, I8, U8, I16, I8, U8, I32, I16, I8 };
+        static const char *const names[] = { "int8",         "uint8",         "int16",        "int8->int8",
+                                             "uint8->int8",  "int8->uint8",   "int16->int16", "int16->int8",
+                                             "uint8->uint8", "int16->int32",  "int32->int16", "int32->int8" };
+        int k = (int) (dt_chance(r, 0.7) ? dt_int(r, 0, 7) : dt_int(r, 8, 11));
         rt_type_t ti = from[k], to_ = to[k];
-        c->type_name = ti == F ? dt_type_name(to_) : (ti == I8 ? (to_ == I8 ? "int8->int8" : "int8->uint8")
-                                                   : ti == U8 ? "uint8->int8"
-                                                   : to_ == I16 ? "int16->int16"
-                                                               : "int16->int8");
+        c->type_name = names[k];
         int32_t shape[6];
         int32_t rank = shape_rand(r, 0, 4, shape);
         float si = 0, so = dt_scale(r, 1e-4, 10);
@@ -319,6 +324,11 @@ static int gen_quantize(dt_case_t *c, dt_rng_t *r) {
                 zi = dt_zero_point(r, ti);
                 so = (float) (si * exp(-2 + 4 * dt_unit(r)));
         }
+        /* int32 quantized tensors: zero point 0. */
+        if (ti == I32)
+                zi = 0;
+        if (to_ == I32)
+                zo = 0;
         int32_t in = dt_input(c, r, ti, rank, shape, si, zi, &f);
         int32_t out = dt_output(c, to_, rank, shape, so, zo);
         if (in < 0 || out < 0)
@@ -330,7 +340,34 @@ static int gen_quantize(dt_case_t *c, dt_rng_t *r) {
                        : 0;
 }
 
+/* DEQUANTIZE of a float16 constant, as fp16-converted models carry their
+ * weights: every bit pattern (subnormals, infinities, NaN) is drawn. */
+static int gen_dequantize_f16(dt_case_t *c, dt_rng_t *r) {
+        c->type_name = "float16";
+        int32_t shape[6];
+        int32_t rank = shape_rand(r, 0, 4, shape);
+        int64_t n = dt_count(rank, shape);
+        uint16_t *h = malloc((size_t) n * sizeof(*h) + sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        for (int64_t i = 0; i < n; i++) {
+                uint16_t v = (uint16_t) dt_next(r);
+                if (dt_chance(r, 0.1)) /* zeros, one, largest finite, smallest subnormal, inf */
+                        v = (uint16_t) DT_PICK(r, 0x0000, 0x8000, 0x3c00, 0x7bff, 0xfbff, 0x0001, 0x7c00, 0xfc00);
+                h[i] = v;
+        }
+        int32_t in = dt_const_data(c, RT_TYPE_FLOAT16, rank, shape, h, 0, 0);
+        free(h);
+        int32_t out = dt_output(c, F, rank, shape, 0, 0);
+        if (in < 0 || out < 0)
+                return -ENOMEM;
+        dt_desc(c, "float16 const shape=%dD", rank);
+        return dt_op(c, RT_BUILTIN_DEQUANTIZE, 3, TFB_IDS(in), 1, TFB_IDS(out), 1, 0, NULL, 0) < 0 ? -ENOMEM : 0;
+}
+
 static int gen_dequantize(dt_case_t *c, dt_rng_t *r) {
+        if (dt_chance(r, 0.25))
+                return gen_dequantize_f16(c, r);
         rt_type_t t = (rt_type_t) DT_PICK(r, I8, U8, I16);
         c->type_name = dt_type_name(t);
         int32_t shape[6];

@@ -12,6 +12,7 @@
 #define I8 RT_TYPE_INT8
 #define U8 RT_TYPE_UINT8
 #define I32 RT_TYPE_INT32
+#define I16 RT_TYPE_INT16
 #define I64 RT_TYPE_INT64
 #define B RT_TYPE_BOOL
 
@@ -23,7 +24,7 @@ static int32_t shape_rand(dt_rng_t *r, int32_t lo, int32_t hi, int32_t *shape) {
 }
 
 static rt_type_t move_type(dt_rng_t *r) {
-        return (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64, B);
+        return (rt_type_t) DT_PICK(r, F, F, I8, U8, I16, I32, I64, B);
 }
 
 static void quant_draw(dt_rng_t *r, rt_type_t t, float *s, int32_t *zp) {
@@ -105,7 +106,7 @@ static int gen_expand_dims(dt_case_t *c, dt_rng_t *r) {
 /* ---- REVERSE_V2 ---- */
 
 static int gen_reverse(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64, B);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I16, I32, I64, B);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
@@ -125,7 +126,7 @@ static int gen_reverse(dt_case_t *c, dt_rng_t *r) {
 /* ---- SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND (4-D NHWC) ---- */
 
 static int gen_space_to_batch(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
@@ -161,7 +162,7 @@ static int gen_space_to_batch(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_batch_to_space(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
@@ -190,7 +191,7 @@ static int gen_batch_to_space(dt_case_t *c, dt_rng_t *r) {
 /* ---- GATHER_ND ---- */
 
 static int gen_gather_nd(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I16, I32, I64);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
@@ -256,7 +257,7 @@ static int gen_split_v(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_unpack(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I16, I32, B);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
@@ -313,7 +314,7 @@ static int gen_zeros_like(dt_case_t *c, dt_rng_t *r) {
 /* ---- BROADCAST_TO ---- */
 
 static int gen_broadcast_to(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64, B);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I16, I32, I64, B);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
@@ -377,7 +378,7 @@ static int gen_reduce_all(dt_case_t *c, dt_rng_t *r) {
  * over their first dimension) ---- */
 
 static int gen_select(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I16, I32, I64, B);
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);

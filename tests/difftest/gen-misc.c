@@ -1042,7 +1042,7 @@ static int gen_variables(dt_case_t *c, dt_rng_t *r) {
 /* CALL_ONCE runs a subgraph that assigns a constant to a variable; the main
  * graph reads it, adds the input, and (sometimes) assigns the sum back. */
 static int gen_call_once(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.05);
         int32_t x = dt_input(c, r, t, rank, s, 0, 0, NULL);
@@ -1110,7 +1110,7 @@ static int32_t binary_subgraph(dt_case_t *c, const char *name, int32_t code, rt_
 }
 
 static int gen_if(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_draw(r, 0, 4, s, 0.05);
         int32_t cond_rank = dt_chance(r, 0.1) ? 1 : 0;
@@ -1135,7 +1135,7 @@ static int gen_if(dt_case_t *c, dt_rng_t *r) {
 /* WHILE (i < n): i += 1; acc = op(acc, x). Loop variables (i, n, acc, x);
  * n is a graph input, so the trip count (0..6) comes from the data. */
 static int gen_while(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.05);
         dt_fill_t fi = { .ilo = 0, .ihi = 6 }, fi0 = { .ilo = -2, .ihi = 2 };
@@ -1195,7 +1195,7 @@ static int gen_while(dt_case_t *c, dt_rng_t *r) {
  * initial value before the loop and reads the result after it (an order
  * given by the op list only, no data dependency). */
 static int gen_while_variable(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_draw(r, 0, 3, s, 0.05);
         dt_fill_t fi = { .ilo = 0, .ihi = 5 }, fx = { .lo = -2, .hi = 2, .ilo = -5, .ihi = 5 };

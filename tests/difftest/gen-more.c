@@ -8,6 +8,7 @@
  * the sizes they produce. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #define I8 RT_TYPE_INT8
 #define U8 RT_TYPE_UINT8
 #define I32 RT_TYPE_INT32
+#define I16 RT_TYPE_INT16
 #define I64 RT_TYPE_INT64
 #define B RT_TYPE_BOOL
 
@@ -44,6 +46,9 @@ static int op_end(dt_case_t *c, int32_t code, int32_t version, const int32_t *in
 
 static int gen_compare(dt_case_t *c, dt_rng_t *r, int32_t code) {
         rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8, U8, I32, I64);
+        /* TFLite 2.9 takes bool for EQUAL and NOT_EQUAL only. */
+        if ((code == RT_BUILTIN_EQUAL || code == RT_BUILTIN_NOT_EQUAL) && dt_chance(r, 0.15))
+                t = B;
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 0, 4, s);
         int32_t sb[6], brank = dt_chance(r, 0.4) ? 0 : rank;
@@ -94,7 +99,7 @@ static int gen_logical(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_select_v2(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I16, I32, I64, B);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
         float q;
@@ -113,20 +118,51 @@ static int gen_select_v2(dt_case_t *c, dt_rng_t *r) {
 static int gen_cast(dt_case_t *c, dt_rng_t *r) {
         static const rt_type_t from[] = { F, F, I32, I32, U8, B, I8, I64 };
         static const rt_type_t to[] = { I32, U8, F, I64, F, F, I32, F };
+        /* Half the cases: one of the pairs above; the other half: any pair of
+         * the types TFLite 2.9's CAST takes (float32, int8, uint8, int16,
+         * int32, int64, bool). */
+        static const rt_type_t all[] = { F, I8, U8, I16, I32, I64, B };
+        rt_type_t ti, to_;
+        if (dt_chance(r, 0.5)) {
+                int k = (int) dt_int(r, 0, 7);
+                ti = from[k], to_ = to[k];
+        } else {
+                ti = all[dt_int(r, 0, 6)];
+                do
+                        to_ = all[dt_int(r, 0, 6)];
+                while (to_ == ti);
+        }
+        char name[40];
+        snprintf(name, sizeof(name), "%s->%s", dt_type_name(ti), dt_type_name(to_));
         static const char *const names[] = { "float32->int32", "float32->uint8", "int32->float32", "int32->int64",
                                              "uint8->float32", "bool->float32", "int8->int32", "int64->float32" };
-        int k = (int) dt_int(r, 0, 7);
-        c->type_name = names[k];
+        c->type_name = NULL;
+        for (int k = 0; k < 8; k++)
+                if (from[k] == ti && to[k] == to_)
+                        c->type_name = names[k];
+        /* Other pairs: one matrix row per input type (the reproducer line
+         * names the pair). */
+        static const char *const any_names[] = { "float32->*", "int8->*", "uint8->*", "int16->*",
+                                                 "int32->*", "int64->*", "bool->*" };
+        for (int k = 0; !c->type_name && k < 7; k++)
+                if (all[k] == ti)
+                        c->type_name = any_names[k];
         int32_t s[6], rank = shape_rand(r, 0, 4, s);
+        /* Float to integer: within the target's range (beyond it the C++ cast
+         * is undefined). */
         dt_fill_t f = { .lo = -100, .hi = 300, .finite_max = 1e9 };
-        if (to[k] == U8)
-                f = (dt_fill_t) { .lo = 0, .hi = 255, .finite_max = 255 };
-        int32_t a = dt_input(c, r, from[k], rank, s, 0, 0, &f);
-        int32_t o = dt_output(c, to[k], rank, s, 0, 0);
+        if (ti == F && to_ != B && to_ != I32 && to_ != I64) {
+                double lo = (double) dt_type_min(to_), hi = (double) dt_type_max(to_);
+                f = (dt_fill_t) { .lo = lo, .hi = hi, .finite_max = hi < -lo ? hi : -lo };
+                if (to_ == U8)
+                        f.finite_max = 255;
+        }
+        int32_t a = dt_input(c, r, ti, rank, s, 0, 0, &f);
+        int32_t o = dt_output(c, to_, rank, s, 0, 0);
         if (a < 0 || o < 0)
                 return -ENOMEM;
-        dt_desc(c, "%s rank=%d", names[k], rank);
-        tfb_option_t opt[] = { TFB_OPT_I8(0, from[k]), TFB_OPT_I8(1, to[k]) };
+        dt_desc(c, "%s rank=%d", name, rank);
+        tfb_option_t opt[] = { TFB_OPT_I8(0, ti), TFB_OPT_I8(1, to_) };
         return op_end(c, RT_BUILTIN_CAST, 1, TFB_IDS(a), 1, TFB_IDS(o), 1, RT_OPTIONS_CAST, opt, 2);
 }
 
@@ -136,8 +172,14 @@ static rt_type_t move_type(dt_rng_t *r) {
         return (rt_type_t) DT_PICK(r, F, I8, U8, I32, I64, RT_TYPE_INT16);
 }
 
+/* GATHER, SLICE and STRIDED_SLICE take bool as well in TFLite 2.9 (SPLIT and
+ * PACK do not). */
+static rt_type_t move_type_b(dt_rng_t *r) {
+        return dt_chance(r, 0.12) ? B : move_type(r);
+}
+
 static int gen_gather(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = move_type(r);
+        rt_type_t t = move_type_b(r);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
         int32_t axis = (int32_t) dt_int(r, 0, rank - 1);
@@ -171,7 +213,7 @@ static int gen_gather(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_slice(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = move_type(r);
+        rt_type_t t = move_type_b(r);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
         int32_t begin[6], size[6], os[6];
@@ -194,7 +236,7 @@ static int gen_slice(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_strided_slice(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = move_type(r);
+        rt_type_t t = move_type_b(r);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
         int32_t begin[6], end[6], strides[6];
@@ -281,7 +323,7 @@ static int gen_pack(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_tile(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32, I64); /* TFLite 2.9 TILE refuses int16 */
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32, I64, B); /* TFLite 2.9 TILE refuses int16 */
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
         int32_t m[6], os[6];
@@ -302,7 +344,7 @@ static int gen_tile(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_space_depth(dt_case_t *c, dt_rng_t *r, bool to_depth) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t bs = (int32_t) dt_int(r, 2, 3);
         int32_t n = (int32_t) dt_int(r, 1, 2), h = (int32_t) dt_int(r, 1, 3), w = (int32_t) dt_int(r, 1, 3);
@@ -339,7 +381,8 @@ static int gen_depth_to_space(dt_case_t *c, dt_rng_t *r) {
 /* ---- reductions and normalizations ---- */
 
 static int gen_arg(dt_case_t *c, dt_rng_t *r, int32_t code) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32);
+        /* TFLite 2.9 takes bool too (not int16, int64). */
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, I8, U8, I32, B);
         rt_type_t ot = (rt_type_t) DT_PICK(r, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
@@ -396,7 +439,10 @@ static int gen_log_softmax(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_reduce2(dt_case_t *c, dt_rng_t *r, int32_t code) {
-        rt_type_t t = code == RT_BUILTIN_REDUCE_PROD ? F : (rt_type_t) DT_PICK(r, F, I8, U8, I32);
+        /* TFLite 2.9: REDUCE_MIN takes float32, int8, uint8, int16, int32,
+         * int64; REDUCE_PROD float32, int8, int16, int32, int64 (not uint8). */
+        rt_type_t t = code == RT_BUILTIN_REDUCE_PROD ? (rt_type_t) DT_PICK(r, F, F, F, I8, I16, I32, I64)
+                                                     : (rt_type_t) DT_PICK(r, F, I8, U8, I16, I32, I64);
         c->type_name = dt_type_name(t);
         int32_t s[6], rank = shape_rand(r, 1, 4, s);
         int32_t axis = (int32_t) dt_int(r, 0, rank - 1);
@@ -404,7 +450,10 @@ static int gen_reduce2(dt_case_t *c, dt_rng_t *r, int32_t code) {
         float q;
         int32_t zp;
         quant_draw(r, t, &q, &zp);
+        /* Integer products stay in range (axis sizes <= 5): 2^5. */
         dt_fill_t f = { .lo = -1.5, .hi = 1.5 };
+        if (code == RT_BUILTIN_REDUCE_PROD && (t == I32 || t == I64))
+                f.ilo = -2, f.ihi = 2;
         int32_t a = dt_input(c, r, t, rank, s, q, zp, &f);
         int32_t at = dt_const_data(c, I32, 1, TFB_DIMS(1), &axis, 0, 0);
         int32_t os[6], orank = 0;
@@ -516,17 +565,19 @@ static int gen_prelu(dt_case_t *c, dt_rng_t *r) {
 /* ---- matrix products ---- */
 
 static int gen_batch_matmul(dt_case_t *c, dt_rng_t *r) {
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8);
+        /* int16: both operands and the output with zero point 0 (TFLite 2.9). */
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, F, I8, I8, I16);
         c->type_name = dt_type_name(t);
         int32_t bsz = (int32_t) dt_int(r, 1, 3), m = (int32_t) dt_int(r, 1, 6), k = (int32_t) dt_int(r, 1, 8),
                 n = (int32_t) dt_int(r, 1, 6);
         bool adj_x = dt_chance(r, 0.3), adj_y = dt_chance(r, 0.3);
         float sx = 0, sy = 0, so = 0;
         int32_t zx = 0, zo = 0;
-        if (t == I8) {
+        if (t != F) {
+                double q = t == I16 ? 32768 : 128;
                 sx = dt_scale(r, 1e-3, 0.5), zx = dt_zero_point(r, t);
                 sy = dt_scale(r, 1e-3, 0.5);
-                so = (float) (sx * sy * 128 * 128 * sqrt((double) k) / 127 * exp(-1 + 2 * dt_unit(r)));
+                so = (float) (sx * sy * q * q * sqrt((double) k) / (q - 1) * exp(-1 + 2 * dt_unit(r)));
                 zo = dt_zero_point(r, t);
         }
         int32_t xs[3] = { bsz, adj_x ? k : m, adj_x ? m : k }, ys[3] = { bsz, adj_y ? n : k, adj_y ? k : n };
@@ -540,11 +591,13 @@ static int gen_batch_matmul(dt_case_t *c, dt_rng_t *r) {
         dt_desc(c, "type=%s b=%d m=%d k=%d n=%d adj_x=%d adj_y=%d sx=%g zx=%d sy=%g so=%g zo=%d%s", dt_type_name(t), bsz,
                 m, k, n, adj_x, adj_y, sx, zx, sy, so, zo, c->edges ? " edges" : "");
         tfb_option_t opt[] = { TFB_OPT_BOOL(0, adj_x), TFB_OPT_BOOL(1, adj_y) };
-        return op_end(c, RT_BUILTIN_BATCH_MATMUL, t == F ? 1 : 2, TFB_IDS(x, y), 2, TFB_IDS(o), 1,
+        return op_end(c, RT_BUILTIN_BATCH_MATMUL, t == F ? 1 : t == I8 ? 2 : 3, TFB_IDS(x, y), 2, TFB_IDS(o), 1,
                       RT_OPTIONS_BATCH_MAT_MUL, opt, 2);
 }
 
 static int gen_transpose_conv(dt_case_t *c, dt_rng_t *r) {
+        /* int16 (16x8) is accepted by TFLite 2.9 but not drawn: our reference
+         * kernel rounds some outputs one step off (NOTES-types.md). */
         rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8);
         dt_chain_draw(c, r, t);
         int32_t n = 1, h = (int32_t) dt_int(r, 1, 5), w = (int32_t) dt_int(r, 1, 5), ci = (int32_t) dt_int(r, 1, 4),
@@ -576,7 +629,9 @@ static int gen_transpose_conv(dt_case_t *c, dt_rng_t *r) {
                         if (((int8_t *) wd)[i] == -128)
                                 ((int8_t *) wd)[i] = -127;
                 wt = dt_const_channels(c, I8, 4, wshape, wd, scales, zps, co, 0);
-                so = (float) (si * 0.05 * 128 * 128 * sqrt((double) (kh * kw * ci)) / 127 * exp(-1 + 2 * dt_unit(r)));
+                double q = t == I16 ? 32768 : 128;
+                so = (float) (si * 0.05 * q * 128 * sqrt((double) (kh * kw * ci)) / (q - 1) *
+                              exp(-1 + 2 * dt_unit(r)));
                 zo = dt_zero_point(r, t);
         }
         free(wd);
@@ -591,7 +646,7 @@ static int gen_transpose_conv(dt_case_t *c, dt_rng_t *r) {
                 w, ci, co, kh, kw, sh, sw, same ? "SAME" : "VALID", si, zi, so, zo, c->edges ? " edges" : "");
         tfb_option_t opt[] = { TFB_OPT_I8(0, same ? RT_PADDING_SAME : RT_PADDING_VALID), TFB_OPT_I32(1, sw),
                                TFB_OPT_I32(2, sh) };
-        return op_end(c, RT_BUILTIN_TRANSPOSE_CONV, t == F ? 1 : 2, TFB_IDS(os, wt, in), 3, TFB_IDS(out), 1,
+        return op_end(c, RT_BUILTIN_TRANSPOSE_CONV, t == F ? 1 : t == I8 ? 2 : 3, TFB_IDS(os, wt, in), 3, TFB_IDS(out), 1,
                       RT_OPTIONS_TRANSPOSE_CONV, opt, 3);
 }
 

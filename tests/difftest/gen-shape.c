@@ -19,6 +19,14 @@ static rt_type_t q_type(dt_rng_t *r) {
                                    RT_TYPE_INT16);
 }
 
+/* q_type, or int32 / int64, which TFLite 2.9 takes for MEAN, SUM,
+ * REDUCE_MAX, PAD, PADV2 and MIRROR_PAD as well. */
+static rt_type_t qi_type(dt_rng_t *r) {
+        if (dt_chance(r, 0.25))
+                return dt_chance(r, 0.5) ? RT_TYPE_INT32 : RT_TYPE_INT64;
+        return q_type(r);
+}
+
 static void quant_draw(dt_rng_t *r, rt_type_t t, float *s, int32_t *zp) {
         *s = 0, *zp = 0;
         if (dt_is_quant_type(t)) {
@@ -28,7 +36,7 @@ static void quant_draw(dt_rng_t *r, rt_type_t t, float *s, int32_t *zp) {
 }
 
 static int gen_reduce(dt_case_t *c, dt_rng_t *r, int32_t code) {
-        rt_type_t t = q_type(r);
+        rt_type_t t = qi_type(r);
         dt_chain_draw(c, r, t);
         int32_t shape[6], rank = shape_rand(r, 1, 4, shape);
         int32_t axes[4], n_axes = (int32_t) dt_int(r, 1, rank);
@@ -58,7 +66,10 @@ static int gen_reduce(dt_case_t *c, dt_rng_t *r, int32_t code) {
                 so = (float) (si * exp(-1.5 + 3 * dt_unit(r)) * (code == RT_BUILTIN_SUM ? sqrt((double) terms) : 1));
                 zo = dt_zero_point(r, t);
         }
-        int32_t in = dt_qin(c, r, t, rank, shape, si, zi, NULL);
+        /* Integer sums stay in range: no type min/max edges for MEAN and SUM. */
+        dt_fill_t fi = { .lo = -1, .hi = 1, .ilo = -1000, .ihi = 1000 };
+        bool int_sum = (t == RT_TYPE_INT32 || t == RT_TYPE_INT64) && code != RT_BUILTIN_REDUCE_MAX;
+        int32_t in = dt_qin(c, r, t, rank, shape, si, zi, int_sum ? &fi : NULL);
         int32_t ax = dt_const_data(c, RT_TYPE_INT32, 1, TFB_DIMS(n_axes), axes, 0, 0);
         int32_t out = dt_qout(c, t, orank, oshape, so, zo);
         if (in < 0 || ax < 0 || out < 0)
@@ -85,7 +96,7 @@ static int gen_reduce_max(dt_case_t *c, dt_rng_t *r) {
 
 /* PAD, PADV2 (constant value) and MIRROR_PAD. */
 static int gen_pad_kind(dt_case_t *c, dt_rng_t *r, int32_t code) {
-        rt_type_t t = q_type(r);
+        rt_type_t t = qi_type(r);
         dt_chain_draw(c, r, t);
         int32_t shape[6], rank = shape_rand(r, 1, 4, shape);
         int32_t pads[12], oshape[6];
@@ -106,7 +117,7 @@ static int gen_pad_kind(dt_case_t *c, dt_rng_t *r, int32_t code) {
         int32_t ids[3] = { in, p, -1 };
         int n_in = 2;
         if (code == RT_BUILTIN_PADV2) {
-                uint8_t v[4];
+                uint8_t v[8];
                 dt_fill_data(r, t, v, 1, NULL, false, zp);
                 ids[2] = dt_const_data(c, t, 0, NULL, v, s, zp);
                 n_in = 3;
