@@ -596,9 +596,7 @@ static int gen_batch_matmul(dt_case_t *c, dt_rng_t *r) {
 }
 
 static int gen_transpose_conv(dt_case_t *c, dt_rng_t *r) {
-        /* int16 (16x8) is accepted by TFLite 2.9 but not drawn: our reference
-         * kernel rounds some outputs one step off (NOTES-types.md). */
-        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, I8);
+        rt_type_t t = (rt_type_t) DT_PICK(r, F, F, F, I8, I8, I16);
         dt_chain_draw(c, r, t);
         int32_t n = 1, h = (int32_t) dt_int(r, 1, 5), w = (int32_t) dt_int(r, 1, 5), ci = (int32_t) dt_int(r, 1, 4),
                 co = (int32_t) dt_int(r, 1, 4);
@@ -635,6 +633,15 @@ static int gen_transpose_conv(dt_case_t *c, dt_rng_t *r) {
                 zo = dt_zero_point(r, t);
         }
         free(wd);
+        /* The optional bias: float32, int32 for int8, int64 for int16. */
+        int32_t bt = -1;
+        if (dt_chance(r, 0.4)) {
+                rt_type_t btype = t == F ? F : t == I16 ? I64 : I32;
+                dt_fill_t bf = { .lo = -1, .hi = 1, .ilo = -2000, .ihi = 2000 };
+                bt = dt_const(c, r, btype, 1, TFB_DIMS(co), 0, 0, &bf);
+                if (bt < 0)
+                        return -ENOMEM;
+        }
         dt_fill_t f = { .lo = -1, .hi = 1, .finite_max = 1e6 };
         int32_t os = dt_const_data(c, I32, 1, TFB_DIMS(4), oshape, 0, 0);
         int32_t in = dt_qin(c, r, t, 4, TFB_DIMS(n, h, w, ci), si, zi, &f);
@@ -642,10 +649,14 @@ static int gen_transpose_conv(dt_case_t *c, dt_rng_t *r) {
         if (wt < 0 || os < 0 || in < 0 || out < 0)
                 return -ENOMEM;
         c->accum = kh * kw * ci + 1;
-        dt_desc(c, "type=%s in=%dx%dx%d out_c=%d k=%dx%d stride=%d,%d %s si=%g zi=%d so=%g zo=%d%s", dt_type_name(t), h,
-                w, ci, co, kh, kw, sh, sw, same ? "SAME" : "VALID", si, zi, so, zo, c->edges ? " edges" : "");
+        dt_desc(c, "type=%s in=%dx%dx%d out_c=%d k=%dx%d stride=%d,%d %s si=%g zi=%d so=%g zo=%d%s%s", dt_type_name(t),
+                h, w, ci, co, kh, kw, sh, sw, same ? "SAME" : "VALID", si, zi, so, zo, bt >= 0 ? " bias" : "",
+                c->edges ? " edges" : "");
         tfb_option_t opt[] = { TFB_OPT_I8(0, same ? RT_PADDING_SAME : RT_PADDING_VALID), TFB_OPT_I32(1, sw),
                                TFB_OPT_I32(2, sh) };
+        if (bt >= 0)
+                return op_end(c, RT_BUILTIN_TRANSPOSE_CONV, 3, TFB_IDS(os, wt, in, bt), 4, TFB_IDS(out), 1,
+                              RT_OPTIONS_TRANSPOSE_CONV, opt, 3);
         return op_end(c, RT_BUILTIN_TRANSPOSE_CONV, t == F ? 1 : t == I8 ? 2 : 3, TFB_IDS(os, wt, in), 3, TFB_IDS(out), 1,
                       RT_OPTIONS_TRANSPOSE_CONV, opt, 3);
 }
