@@ -59,8 +59,7 @@ static int fc_prepare(rt_context_t *ctx, rt_node_t *node) {
 
         const int32_t batch = (int32_t) (total / (size_t) depth);
         if (d->kind == RT_CONV_HYBRID) {
-                /* Per-channel scales are checked but not used (fc_hybrid). */
-                r = rt_conv__hybrid_setup(ctx, d, w, units, 0, false);
+                r = rt_conv__hybrid_setup(ctx, d, w, units, 0, true);
                 if (r < 0)
                         return r;
                 const size_t nb = batch > 0 ? (size_t) batch : 1;
@@ -144,20 +143,9 @@ static void fc_float(const rt_conv_data_t *d, int32_t batch, int32_t units, int3
         }
 }
 
-/*
- * TFLite 2.9 EvalHybrid: quantize each row, integer dot products, then
- * output = bias + dot * (row scale * weight scale), then the activation
- * function itself (TANH included, unlike the float path). The weight scale
- * is the tensor's legacy per-tensor scale (filter->params.scale): TFLite
- * 2.9's hybrid FULLY_CONNECTED has no per-channel path, and the legacy
- * scale of a tensor quantized with several scales is 0 (its
- * GetLegacyQuantization), so such weights contribute nothing and the
- * output is the activated bias.
- */
-static float fc_legacy_scale(const rt_tensor_t *w) {
-        return w->quant.n == 1 ? w->scale : 0.0f;
-}
-
+/* TFLite EvalHybrid: quantize each row, integer dot products, then
+ * output = bias + dot * scale, then the activation function itself (TANH
+ * included, unlike the float path). */
 static int fc_hybrid(rt_context_t *ctx, rt_node_t *node, const rt_fc_params_t *p,
                      const rt_conv_data_t *d, int32_t batch, int32_t units, int32_t depth,
                      const rt_tensor_t *in, const rt_tensor_t *w, const rt_tensor_t *bias,
@@ -167,7 +155,7 @@ static int fc_hybrid(rt_context_t *ctx, rt_node_t *node, const rt_fc_params_t *p
         int32_t *offsets = ctx->get_scratch(ctx, node, d->scratch[2]);
         if (!xq || !scales || !offsets)
                 return rt_ctx_error(ctx, "FULLY_CONNECTED: hybrid scratch memory missing");
-        const float wscale = fc_legacy_scale(w);
+        const bool pc = d->kind == RT_CONV_HYBRID_PC;
         const float *x = in->data;
         const int8_t *f = w->data;
         for (int32_t b = 0; b < batch; b++) {
@@ -178,7 +166,8 @@ static int fc_hybrid(rt_context_t *ctx, rt_node_t *node, const rt_fc_params_t *p
                         rt_conv__quantize_symmetric(x + o, (size_t) depth, xq + o, &scales[b]);
                         offsets[b] = 0;
                 }
-                scales[b] *= wscale;
+                if (!pc)
+                        scales[b] *= w->scale;
         }
         for (int32_t b = 0; b < batch; b++) {
                 const int8_t *xr = xq + (size_t) b * depth;
@@ -190,8 +179,9 @@ static int fc_hybrid(rt_context_t *ctx, rt_node_t *node, const rt_fc_params_t *p
                                 row_sum += fr[k];
                         }
                         dot -= row_sum * offsets[b];
+                        float scale = pc ? scales[b] * rt_conv__wscale(w, u) : scales[b];
                         float v = rt_conv__bias_f(bias, u);
-                        v += (float) dot * scales[b];
+                        v += (float) dot * scale;
                         y[(size_t) b * units + u] = rt_conv__activate(v, p->activation);
                 }
         }
@@ -227,7 +217,7 @@ static int fc_invoke(rt_context_t *ctx, rt_node_t *node) {
                        w->quant.n > 1 ? 0 : -w->zero_point);
                 break;
         case RT_CONV_HYBRID:
-        case RT_CONV_HYBRID_PC:  /* not chosen by fc_prepare */
+        case RT_CONV_HYBRID_PC:
                 return fc_hybrid(ctx, node, p, d, batch, units, depth, in, w, bias, out->data);
         }
         return 0;
