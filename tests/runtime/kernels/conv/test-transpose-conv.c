@@ -184,8 +184,6 @@ START_TEST(test_tconv_int16x8_without_bias_requantizes_in_32_bits) {
                 const int16_t x = 30001;
                 const int8_t f = 2;
                 const int64_t b0 = 0;
-                const float one = 1.0f;
-                const int64_t zp0 = 0;
                 int32_t sh = kh_const(&h, RT_TYPE_INT32, 1, (int32_t[]) { 4 }, shape);
                 int32_t w = kh_const(&h, RT_TYPE_INT8, 4, (int32_t[]) { 1, 1, 1, 1 }, &f);
                 int32_t in = kh_tensor(&h, RT_TYPE_INT16, 4, (int32_t[]) { 1, 1, 1, 1 }, &x);
@@ -193,7 +191,7 @@ START_TEST(test_tconv_int16x8_without_bias_requantizes_in_32_bits) {
                 int32_t out = kh_tensor(&h, RT_TYPE_INT16, 0, NULL, NULL);
                 kh_quant(&h, in, 1.0f, 0);
                 kh_quant(&h, out, 3.0f, 0);
-                kh_quant_channels(&h, w, 1, &one, &zp0, 0);
+                kh_quant(&h, w, 1.0f, 0);
                 rt_transpose_conv_params_t p = { .padding = RT_PADDING_VALID, .stride_w = 1, .stride_h = 1 };
                 ck_assert_int_eq(kh_run(&h, &rt_kernel_transpose_conv, &p, (int32_t[]) { sh, w, in, b },
                                         with_bias ? 4 : 3, (int32_t[]) { out }, 1), 0);
