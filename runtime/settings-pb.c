@@ -15,17 +15,8 @@
 #include "acceleration.pb-c.h"
 #include "cleanup.h"
 #include "settings.h"
+#include "settings-internal.h"
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t size, const char *fmt, ...) {
-        if (err && size) {
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
 
 static size_t varint_put(uint8_t *out, uint64_t v) {
         size_t n = 0;
@@ -195,7 +186,7 @@ int rt_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t
         int r;
 
         if (!t || !ret)
-                return fail(err, err_size, "TFLiteSettings: missing");
+                return rt__settings_fail(err, err_size, "TFLiteSettings: missing");
         rt_settings_init(&s);
         r = unknown_get_string(&t->base, RT_SETTINGS_FIELD_PLUGIN_NAME, &plugin);
         if (r >= 0)
@@ -203,16 +194,16 @@ int rt_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return fail(err, err_size, "TFLiteSettings: malformed plugin field");
+                return rt__settings_fail(err, err_size, "TFLiteSettings: malformed plugin field");
         if (plugin && plugin[0]) {
                 if (strlen(plugin) >= sizeof(s.delegate_name))
-                        return fail(err, err_size, "delegate: invalid name '%s'", plugin);
+                        return rt__settings_fail(err, err_size, "delegate: invalid name '%s'", plugin);
                 s.delegate = RT_DELEGATE_PLUGIN;
                 (void) snprintf(s.delegate_name, sizeof(s.delegate_name), "%s", plugin);
                 s.plugin_settings = TAKE_PTR(plugin_settings);
         } else if (t->has_delegate && t->delegate != TFLITE__PROTO__DELEGATE__NONE) {
                 if ((int) t->delegate < RT_DELEGATE_NONE || (int) t->delegate > RT_DELEGATE_EDGETPU_CORAL)
-                        return fail(err, err_size, "delegate: unknown value %d", (int) t->delegate);
+                        return rt__settings_fail(err, err_size, "delegate: unknown value %d", (int) t->delegate);
                 s.delegate = (rt_delegate_t) t->delegate;
                 (void) snprintf(s.delegate_name, sizeof(s.delegate_name), "%s", rt_settings_delegate_name(&s));
         }
@@ -235,7 +226,7 @@ int rt_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t
                 s.cpu_num_threads = t->cpu_settings->num_threads;
         if (s.cpu_num_threads < -1 || s.xnnpack_num_threads < -1) {
                 rt_settings_done(&s);
-                return fail(err, err_size, "num_threads: negative thread count");
+                return rt__settings_fail(err, err_size, "num_threads: negative thread count");
         }
         if (t->has_max_delegated_partitions)
                 s.max_delegated_partitions = t->max_delegated_partitions;
@@ -255,7 +246,7 @@ int rt_settings_parse_proto(const void *data, size_t size, rt_settings_t *ret, c
                 return -EINVAL;
         t = tflite__proto__tflite_settings__unpack(NULL, size, data ? data : (const void *) "");
         if (!t)
-                return fail(err, err_size, "TFLiteSettings: malformed protobuf");
+                return rt__settings_fail(err, err_size, "TFLiteSettings: malformed protobuf");
         r = rt_settings_from_proto(t, ret, err, err_size);
         tflite__proto__tflite_settings__free_unpacked(t, NULL);
         return r;

@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "settings.h"
+#include "settings-internal.h"
 
 static const struct {
         const char *name;
@@ -30,8 +31,7 @@ static const struct {
         { "TFLITE_XNNPACK_DELEGATE_FLAG_SPARSE_INFERENCE", RT_XNNPACK_FLAG_SPARSE },
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t size, const char *fmt, ...) {
+int rt__settings_fail(char *err, size_t size, const char *fmt, ...) {
         if (err && size) {
                 va_list ap;
                 va_start(ap, fmt);
@@ -40,6 +40,7 @@ static int fail(char *err, size_t size, const char *fmt, ...) {
         }
         return -EINVAL;
 }
+
 
 void rt_settings_init(rt_settings_t *s) {
         if (!s)
@@ -149,10 +150,10 @@ static int get_int(json_object *o, const char *key, const char *where, int32_t m
         if (!json_object_object_get_ex(o, key, &v))
                 return 0;
         if (!json_object_is_type(v, json_type_int))
-                return fail(err, err_size, "%s%s: expected an integer", where, key);
+                return rt__settings_fail(err, err_size, "%s%s: expected an integer", where, key);
         int64_t x = json_object_get_int64(v);
         if (x < min || x > INT32_MAX)
-                return fail(err, err_size, "%s%s: %lld is out of range", where, key, (long long) x);
+                return rt__settings_fail(err, err_size, "%s%s: %lld is out of range", where, key, (long long) x);
         *ret = (int32_t) x;
         return 0;
 }
@@ -162,7 +163,7 @@ static int get_bool(json_object *o, const char *key, const char *where, bool *re
         if (!json_object_object_get_ex(o, key, &v))
                 return 0;
         if (!json_object_is_type(v, json_type_boolean))
-                return fail(err, err_size, "%s%s: expected true or false", where, key);
+                return rt__settings_fail(err, err_size, "%s%s: expected true or false", where, key);
         *ret = json_object_get_boolean(v);
         return 0;
 }
@@ -173,7 +174,7 @@ static int get_object(json_object *o, const char *key, json_object **ret, char *
         if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
                 return 0;
         if (!json_object_is_type(v, json_type_object))
-                return fail(err, err_size, "%s: expected an object", key);
+                return rt__settings_fail(err, err_size, "%s: expected an object", key);
         *ret = v;
         return 0;
 }
@@ -182,43 +183,45 @@ static int flag_parse(json_object *v, uint32_t *flags, char *err, size_t err_siz
         if (json_object_is_type(v, json_type_int)) {
                 int64_t x = json_object_get_int64(v);
                 if (x < 0 || x > UINT32_MAX)
-                        return fail(err, err_size, "xnnpack_settings.flags: %lld is out of range", (long long) x);
+                        return rt__settings_fail(err, err_size, "xnnpack_settings.flags: %lld is out of range",
+                                                 (long long) x);
                 *flags |= (uint32_t) x;
                 return 0;
         }
         if (!json_object_is_type(v, json_type_string))
-                return fail(err, err_size, "xnnpack_settings.flags: expected a flag name, a list or an integer");
+                return rt__settings_fail(err, err_size,
+                                         "xnnpack_settings.flags: expected a flag name, a list or an integer");
         const char *s = json_object_get_string(v);
         for (size_t i = 0; i < ELEMENTSOF(xnn_flags); i++)
                 if (strcmp(s, xnn_flags[i].name) == 0) {
                         *flags |= xnn_flags[i].bit;
                         return 0;
                 }
-        return fail(err, err_size, "xnnpack_settings.flags: unknown flag '%s'", s);
+        return rt__settings_fail(err, err_size, "xnnpack_settings.flags: unknown flag '%s'", s);
 }
 
 static int parse_object(json_object *root, rt_settings_t *s, char *err, size_t err_size) {
         json_object *v;
         int r;
         if (!json_object_is_type(root, json_type_object))
-                return fail(err, err_size, "settings: expected a JSON object");
+                return rt__settings_fail(err, err_size, "settings: expected a JSON object");
         if (json_object_object_get_ex(root, "delegate", &v) && !json_object_is_type(v, json_type_null)) {
                 if (json_object_is_type(v, json_type_int)) {
                         int64_t x = json_object_get_int64(v);
                         if (x < RT_DELEGATE_NONE || x > RT_DELEGATE_EDGETPU_CORAL)
-                                return fail(err, err_size, "delegate: unknown value %lld", (long long) x);
+                                return rt__settings_fail(err, err_size, "delegate: unknown value %lld", (long long) x);
                         s->delegate = (rt_delegate_t) x;
                 } else if (json_object_is_type(v, json_type_string)) {
                         const char *name = json_object_get_string(v);
                         size_t len = strlen(name);
                         if (len == 0 || len >= sizeof(s->delegate_name))
-                                return fail(err, err_size, "delegate: invalid name '%s'", name);
+                                return rt__settings_fail(err, err_size, "delegate: invalid name '%s'", name);
                         s->delegate = RT_DELEGATE_PLUGIN;
                         for (size_t i = 0; i < ELEMENTSOF(delegates); i++)
                                 if (strcmp(name, delegates[i].name) == 0)
                                         s->delegate = delegates[i].value;
                 } else
-                        return fail(err, err_size, "delegate: expected a name");
+                        return rt__settings_fail(err, err_size, "delegate: expected a name");
                 snprintf(s->delegate_name, sizeof(s->delegate_name), "%s",
                          s->delegate == RT_DELEGATE_PLUGIN ? json_object_get_string(v) : "");
                 if (s->delegate != RT_DELEGATE_PLUGIN && s->delegate != RT_DELEGATE_NONE)
@@ -292,8 +295,8 @@ int rt_settings_parse_json(const char *json, rt_settings_t *ret, char *err, size
         json_tokener_free(tok);
         if (!root || jerr != json_tokener_success) {
                 json_object_put(root);
-                return fail(err, err_size, "settings: malformed JSON: %s",
-                            jerr != json_tokener_success ? json_tokener_error_desc(jerr) : "empty");
+                return rt__settings_fail(err, err_size, "settings: malformed JSON: %s",
+                                         jerr != json_tokener_success ? json_tokener_error_desc(jerr) : "empty");
         }
         rt_settings_t s;
         rt_settings_init(&s);
@@ -327,7 +330,7 @@ int rt_settings_load_file(const char *path, rt_settings_t *ret, char *err, size_
                 if (n < cap - 1)
                         break;
                 if (cap > (1u << 20))
-                        return fail(err, err_size, "%s: settings file too large", path);
+                        return rt__settings_fail(err, err_size, "%s: settings file too large", path);
                 char *p = realloc(buf, cap * 2);
                 if (!p)
                         return -ENOMEM;
