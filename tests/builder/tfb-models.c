@@ -52,3 +52,23 @@ uint8_t *tfb_model_fp16_fc(int32_t rows, int32_t cols, int mul, int mod, float d
         tfb_free(b);
         return buf;
 }
+
+uint8_t *tfb_model_affine(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        const float two[4] = { 2, 2, 2, 2 }, one[4] = { 1, 1, 1, 1 };
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
+        int32_t c2 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "two", 2, TFB_DIMS(1, 4), two, sizeof(two));
+        int32_t c1 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "one", 2, TFB_DIMS(1, 4), one, sizeof(one));
+        int32_t mid = tfb_tensor(b, RT_TYPE_FLOAT32, "mid", 2, TFB_DIMS(1, 4));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = TFB_IDS(in, c2),
+                                    .n_inputs = 2, .outputs = TFB_IDS(mid), .n_outputs = 1 });
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(mid, c1),
+                                    .n_inputs = 2, .outputs = TFB_IDS(out), .n_outputs = 1 });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}

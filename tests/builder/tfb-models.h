@@ -19,3 +19,8 @@ uint16_t tfb_half(float f);
 uint8_t *tfb_model_fp16_fc(int32_t rows, int32_t cols, int mul, int mod, float div, size_t *ret_size);
 /* That weight, for checking outputs. */
 float tfb_model_fp16_fc_weight(int32_t rows, int32_t cols, int mul, int mod, float div, int32_t r, int32_t c);
+
+/* out[1, 4] = in[1, 4] * 2 + 1 (MUL by a constant, then ADD): the
+ * smallest float model the daemon and client tests run. Returns the
+ * .tflite bytes (malloc'ed) or NULL. */
+uint8_t *tfb_model_affine(size_t *ret_size);

@@ -283,3 +283,15 @@ int harness_run(const char *const *argv, char **ret_out) {
         *ret_out = out;
         return status;
 }
+
+char *harness_write_file(const harness_daemon_t *d, const char *name, const void *data, size_t size) {
+        char *path = NULL;
+        FILE *f;
+
+        ck_assert_int_ge(asprintf(&path, "%s/%s", d->dir, name), 0);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+        ck_assert_int_eq(fclose(f), 0);
+        return path;
+}

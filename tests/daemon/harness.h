@@ -74,6 +74,10 @@ int harness_connect(const char *path);
 /* A listening AF_UNIX stream socket bound to `path`. Aborts on failure. */
 int harness_listen(const char *path);
 
+/* Write size bytes of data to d->dir/name; the path (malloc'ed) is returned.
+ * Fails the test on error. */
+char *harness_write_file(const harness_daemon_t *d, const char *name, const void *data, size_t size);
+
 /*
  * Run `argv` (argv[0] a path), capturing stdout (up to 1 MiB, NUL
  * terminated, caller frees). Returns the wait status.

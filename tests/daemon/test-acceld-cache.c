@@ -29,6 +29,7 @@
 #include "ipc.h"
 #include "storage.h"
 #include "tflite-builder.h"
+#include "tfb-models.h"
 
 static harness_daemon_t d;
 
@@ -502,24 +503,9 @@ START_TEST(test_cache_support_is_advertised) {
 }
 END_TEST
 
-/* out = in * 2 + 1 on float[1,4]. */
+/* out = in * 2 + 1 on float[1,4] (tfb-models.h). */
 static uint8_t *model_affine(size_t *size) {
-        tfb_t *b = tfb_new();
-        float two[4] = { 2, 2, 2, 2 }, one[4] = { 1, 1, 1, 1 };
-        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
-        int32_t c2 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "two", 2, TFB_DIMS(1, 4), two, sizeof(two));
-        int32_t c1 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "one", 2, TFB_DIMS(1, 4), one, sizeof(one));
-        int32_t mid = tfb_tensor(b, RT_TYPE_FLOAT32, "mid", 2, TFB_DIMS(1, 4));
-        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
-        uint8_t *bytes;
-
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = TFB_IDS(in, c2),
-                                    .n_inputs = 2, .outputs = TFB_IDS(mid), .n_outputs = 1 });
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(mid, c1),
-                                    .n_inputs = 2, .outputs = TFB_IDS(out), .n_outputs = 1 });
-        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
-        bytes = tfb_finish(b, size);
-        tfb_free(b);
+        uint8_t *bytes = tfb_model_affine(size);
         ck_assert_ptr_nonnull(bytes);
         return bytes;
 }

@@ -127,123 +127,6 @@ START_TEST(test_caps_libaccel_reports_cpu_memory_backends) {
 }
 END_TEST
 
-static json_object *run_accelctl_json(const char *const *argv) {
-        char *out = NULL;
-        json_object *j;
-        int status = harness_run(argv, &out);
-
-        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "accelctl failed: 0x%x", status);
-        j = json_tokener_parse(out);
-        ck_assert_msg(j != NULL, "accelctl printed no JSON: %s", out);
-        free(out);
-        return j;
-}
-
-static json_object *get(json_object *o, const char *key, json_type type) {
-        json_object *v = NULL;
-
-        ck_assert_msg(json_object_object_get_ex(o, key, &v), "key %s missing", key);
-        ck_assert_msg(json_object_is_type(v, type), "key %s has type %s", key,
-                      json_type_to_name(json_object_get_type(v)));
-        return v;
-}
-
-START_TEST(test_caps_accelctl_json_has_cpu_and_backends) {
-        const char *argv[] = { harness_accelctl(), "--socket", d.sock, "caps", "--json", NULL };
-        json_object *j = run_accelctl_json(argv), *cpu, *mem, *backends;
-        bool seen_reference = false, seen_nnapi = false;
-
-        cpu = get(j, "cpu", json_type_object);
-        ck_assert_str_ne(json_object_get_string(get(cpu, "vendor", json_type_string)), "");
-        ck_assert_str_ne(json_object_get_string(get(cpu, "model", json_type_string)), "");
-        ck_assert_int_ge(json_object_get_int(get(cpu, "cores", json_type_int)), 1);
-        ck_assert_int_ge(json_object_get_int(get(cpu, "logical_processors", json_type_int)), 1);
-        (void) get(cpu, "features", json_type_array);
-        mem = get(j, "memory", json_type_object);
-        ck_assert_int_gt(json_object_get_int64(get(mem, "total_bytes", json_type_int)), 0);
-        (void) get(mem, "available_bytes", json_type_int);
-
-        backends = get(j, "backends", json_type_array);
-        ck_assert_uint_eq(json_object_array_length(backends), 7);
-        for (size_t i = 0; i < json_object_array_length(backends); i++) {
-                json_object *b = json_object_array_get_idx(backends, i), *v;
-                const char *name = json_object_get_string(get(b, "name", json_type_string));
-                bool avail = json_object_get_boolean(get(b, "available", json_type_boolean));
-
-                (void) get(b, "delegate", json_type_string);
-                ck_assert(json_object_object_get_ex(b, "version", &v));
-                ck_assert(json_object_object_get_ex(b, "reason", &v));
-                if (strcmp(name, "reference") == 0) {
-                        seen_reference = true;
-                        ck_assert(avail);
-                        ck_assert_str_eq(json_object_get_string(get(b, "version", json_type_string)),
-                                         ACCELD_VERSION);
-                        ck_assert_str_eq(json_object_get_string(get(b, "delegate", json_type_string)),
-                                         "NONE");
-                }
-                if (strcmp(name, "nnapi") == 0) {
-                        seen_nnapi = true;
-                        ck_assert(!avail);
-                        ck_assert_str_eq(json_object_get_string(get(b, "delegate", json_type_string)),
-                                         "NNAPI");
-                        ck_assert_str_ne(json_object_get_string(get(b, "reason", json_type_string)), "");
-                }
-        }
-        ck_assert(seen_reference);
-        ck_assert(seen_nnapi);
-        json_object_put(j);
-}
-END_TEST
-
-/* The human caps table has the performance rows: the reference kernels at
- * 1 by definition, XNNPACK's measured time and its power not measured. */
-START_TEST(test_caps_accelctl_table_shows_performance) {
-        const char *argv[] = { harness_accelctl(), "--socket", d.sock, "caps", NULL };
-        char *out = NULL;
-        int st = harness_run(argv, &out);
-
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
-        ck_assert_msg(strstr(out, "PERFORMANCE") && strstr(out, "EXEC TIME") && strstr(out, "POWER USAGE"), "%s",
-                      out);
-        ck_assert_msg(strstr(out, "reference    float32       1          1"), "%s", out);
-        const char *x = strstr(out, "xnnpack      float32");
-        if (x) {
-                const char *eol = strchr(x, '\n');
-                ck_assert_msg(eol && eol[-1] == '-', "XNNPACK's power is not measured: %s", out);
-        }
-        free(out);
-}
-END_TEST
-
-START_TEST(test_status_accelctl_global_json_counts) {
-        /* The global form: --json before the subcommand. */
-        const char *argv[] = { harness_accelctl(), "--json", "--socket", d.sock, "status", NULL };
-        json_object *j = run_accelctl_json(argv);
-
-        ck_assert_int_eq(json_object_get_int(get(j, "requests_served", json_type_int)), 0);
-        ck_assert_int_ge(json_object_get_int(get(j, "connections", json_type_int)), 1);
-        ck_assert_str_eq(json_object_get_string(get(j, "socket_path", json_type_string)), d.sock);
-        ck_assert_str_eq(json_object_get_string(get(j, "state_directory", json_type_string)), d.state);
-        ck_assert_str_eq(json_object_get_string(get(j, "server_version", json_type_string)), ACCELD_VERSION);
-        json_object_put(j);
-}
-END_TEST
-
-START_TEST(test_accelctl_unreachable_socket_fails) {
-        char path[400];
-        char *out = NULL;
-        int status;
-
-        (void) snprintf(path, sizeof(path), "%s/nobody.sock", d.dir);
-        const char *argv[] = { harness_accelctl(), "--socket", path, "status", NULL };
-        status = harness_run(argv, &out);
-        ck_assert(WIFEXITED(status));
-        ck_assert_int_eq(WEXITSTATUS(status), 1);
-        ck_assert_str_eq(out, "");
-        free(out);
-}
-END_TEST
-
 START_TEST(test_hello_returns_protocol_version_and_limits) {
         accel_client_t *c = connect_ok();
         accel_hello_t *h = NULL;
@@ -608,10 +491,6 @@ static Suite *requests_suite(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_caps_libaccel_reports_cpu_memory_backends);
-        tcase_add_test(tc, test_caps_accelctl_json_has_cpu_and_backends);
-        tcase_add_test(tc, test_caps_accelctl_table_shows_performance);
-        tcase_add_test(tc, test_status_accelctl_global_json_counts);
-        tcase_add_test(tc, test_accelctl_unreachable_socket_fails);
         tcase_add_test(tc, test_hello_returns_protocol_version_and_limits);
         tcase_add_test(tc, test_status_counts_requests);
         tcase_add_test(tc, test_connect_uses_acceld_socket_env);

@@ -32,6 +32,7 @@
 #include "harness.h"
 #include "ipc.h"
 #include "tflite-builder.h"
+#include "tfb-models.h"
 
 static harness_daemon_t d;
 
@@ -99,24 +100,9 @@ typedef harness_client_t client_t;
 
 /* ---- models ---- */
 
-/* out = in * 2 + 1 on float[1,4]: MUL by a constant, then ADD. */
+/* out = in * 2 + 1 on float[1,4] (tfb-models.h). */
 static uint8_t *model_affine(size_t *size) {
-        tfb_t *b = tfb_new();
-        float two[4] = { 2, 2, 2, 2 }, one[4] = { 1, 1, 1, 1 };
-        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
-        int32_t c2 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "two", 2, TFB_DIMS(1, 4), two, sizeof(two));
-        int32_t c1 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "one", 2, TFB_DIMS(1, 4), one, sizeof(one));
-        int32_t mid = tfb_tensor(b, RT_TYPE_FLOAT32, "mid", 2, TFB_DIMS(1, 4));
-        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 2, TFB_DIMS(1, 4));
-        uint8_t *bytes;
-
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = TFB_IDS(in, c2),
-                                    .n_inputs = 2, .outputs = TFB_IDS(mid), .n_outputs = 1 });
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(mid, c1),
-                                    .n_inputs = 2, .outputs = TFB_IDS(out), .n_outputs = 1 });
-        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
-        bytes = tfb_finish(b, size);
-        tfb_free(b);
+        uint8_t *bytes = tfb_model_affine(size);
         ck_assert_ptr_nonnull(bytes);
         return bytes;
 }
@@ -1041,15 +1027,7 @@ START_TEST(test_serving_allow_list_bad_value_fails_start) {
 END_TEST
 
 static char *write_tmp_model(const uint8_t *m, size_t size) {
-        char *path = NULL;
-        FILE *f;
-
-        ck_assert_int_ge(asprintf(&path, "%s/model.tflite", d.dir), 0);
-        f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(m, 1, size, f), size);
-        fclose(f);
-        return path;
+        return harness_write_file(&d, "model.tflite", m, size);
 }
 
 START_TEST(test_libaccel_interp_shm_inline_and_resize) {
@@ -1639,189 +1617,6 @@ START_TEST(test_serving_prepare_from_sealed_memfd) {
 }
 END_TEST
 
-/* accelctl run says what replaced a missing delegate, and whether the
- * tensors were zero-copy. */
-START_TEST(test_accelctl_run_json_says_fallback) {
-        size_t size;
-        uint8_t *m = model_affine(&size);
-        char *path = write_tmp_model(m, size), *out = NULL;
-        json_object *root, *x;
-        int st;
-        const char *argv[] = { harness_accelctl(), "--socket", d.sock, "--json", "run", path, "--settings",
-                               "{\"delegate\":\"GPU\",\"fallback_settings\":"
-                               "{\"allow_automatic_fallback_on_compilation_error\":true}}",
-                               NULL };
-
-        st = harness_run(argv, &out);
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "accelctl run failed: %s", out);
-        root = json_tokener_parse(out);
-        ck_assert_ptr_nonnull(root);
-        ck_assert(json_object_object_get_ex(root, "delegation_note", &x));
-        ck_assert_ptr_nonnull(strstr(json_object_get_string(x), "no driver provides delegate GPU"));
-        ck_assert(json_object_object_get_ex(root, "zero_copy", &x));
-        ck_assert(json_object_is_type(x, json_type_boolean));
-        /* The instance's settings as acceld keyed them (what ran instead
-         * is the delegation note's business). */
-        ck_assert(json_object_object_get_ex(root, "settings_key", &x));
-        ck_assert_msg(strncmp(json_object_get_string(x), "delegate=GPU;", 13) == 0 &&
-                              strstr(json_object_get_string(x), "fallback=10"),
-                      "%s", json_object_get_string(x));
-        json_object_put(root);
-        free(out);
-        free(path);
-        free(m);
-}
-END_TEST
-
-/* With --json, failures are JSON on stdout too, with one prefix. */
-START_TEST(test_accelctl_json_errors) {
-        char *out = NULL, nosock[400];
-        json_object *root, *x;
-        int st;
-        const char *run[] = { harness_accelctl(), "--socket", d.sock, "--json", "run", "/nonexistent.tflite", NULL };
-
-        st = harness_run(run, &out);
-        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-        root = json_tokener_parse(out);
-        ck_assert_msg(root != NULL, "not JSON: %s", out);
-        ck_assert(json_object_object_get_ex(root, "status", &x));
-        ck_assert_str_eq(json_object_get_string(x), "CLIENT_ERROR");
-        ck_assert(json_object_object_get_ex(root, "message", &x));
-        ck_assert_str_eq(json_object_get_string(x), "accelctl run: /nonexistent.tflite: No such file or directory");
-        json_object_put(root);
-        free(out);
-
-        (void) snprintf(nosock, sizeof(nosock), "%s/nobody-here.sock", d.dir);
-        const char *status[] = { harness_accelctl(), "--socket", nosock, "status", "--json", NULL };
-        st = harness_run(status, &out);
-        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-        root = json_tokener_parse(out);
-        ck_assert_msg(root != NULL, "not JSON: %s", out);
-        ck_assert(json_object_object_get_ex(root, "message", &x));
-        ck_assert_ptr_nonnull(strstr(json_object_get_string(x), "systemctl start acceld.socket"));
-        json_object_put(root);
-        free(out);
-}
-END_TEST
-
-/* run --local without files: zero inputs and a summary of each output
- * (out = 2 * 0 + 1 everywhere). */
-START_TEST(test_accelctl_run_local_generates_inputs) {
-        size_t size;
-        uint8_t *m = model_affine(&size);
-        char *path = write_tmp_model(m, size), *out = NULL;
-        const char *argv[] = { harness_accelctl(), "run", "--local", path, NULL };
-        int st = harness_run(argv, &out);
-
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "accelctl run --local failed: %s", out);
-        ck_assert_msg(strstr(out, "float32[1,4] min 1 max 1 mean 1") != NULL, "output: %s", out);
-        free(out);
-        free(path);
-        free(m);
-}
-END_TEST
-
-/* A deadline bounds completion: a run whose compute alone takes longer
- * than its 50 ms budget (deeplabv3 on the reference kernels takes about
- * 360 ms here) is MISSED_DEADLINE_PERSISTENT, not a success. */
-START_TEST(test_accelctl_run_deadline_bounds_completion) {
-        const char *shared = golden_shared_dir();
-        char path[600], *out = NULL;
-        json_object *root, *x;
-        int st;
-
-        if (!shared) {
-                fprintf(stderr, "skipped: no ../shared models\n");
-                return;
-        }
-        (void) snprintf(path, sizeof(path), "%s/models/deeplabv3_257_float.tflite", shared);
-        if (access(path, R_OK) != 0) {
-                fprintf(stderr, "skipped: %s is absent\n", path);
-                return;
-        }
-        const char *argv[] = { harness_accelctl(), "--socket", d.sock, "--json", "run", path, "--settings",
-                               settings_none, "--deadline-ms", "50", NULL };
-        st = harness_run(argv, &out);
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "accelctl run: %s", out);
-        root = json_tokener_parse(out);
-        ck_assert_msg(root != NULL, "not JSON: %s", out);
-        ck_assert(json_object_object_get_ex(root, "status", &x));
-        ck_assert_str_eq(json_object_get_string(x), "MISSED_DEADLINE_PERSISTENT");
-        ck_assert(json_object_object_get_ex(root, "message", &x));
-        ck_assert_ptr_nonnull(strstr(json_object_get_string(x), "the result is discarded"));
-        json_object_put(root);
-        free(out);
-}
-END_TEST
-
-START_TEST(test_accelctl_run_ops_json) {
-        size_t size;
-        uint8_t *m = model_affine(&size);
-        char *path = write_tmp_model(m, size), in_path[400], out_path[400], *out = NULL;
-        float in[4] = { 1, 2, 3, 4 }, got[4];
-        FILE *f;
-        json_object *root, *x, *y;
-        int st;
-
-        (void) snprintf(in_path, sizeof(in_path), "%s/in.bin", d.dir);
-        (void) snprintf(out_path, sizeof(out_path), "%s/out.bin", d.dir);
-        f = fopen(in_path, "w");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(in, 1, 16, f), 16);
-        fclose(f);
-        {
-                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "--json", "run", path, "--input", in_path,
-                                       "--output", out_path, "--runs", "3", "--priority", "high",
-                                       "--settings", settings_none, NULL };
-
-                st = harness_run(argv, &out);
-        }
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "accelctl run failed: %s", out);
-        root = json_tokener_parse(out);
-        ck_assert_ptr_nonnull(root);
-        ck_assert(json_object_object_get_ex(root, "runs", &x));
-        ck_assert_uint_eq(json_object_array_length(x), 3);
-        ck_assert(json_object_object_get_ex(root, "median", &x));
-        ck_assert(json_object_object_get_ex(x, "compute_us", &y));
-        ck_assert(json_object_object_get_ex(root, "outputs", &x));
-        x = json_object_array_get_idx(x, 0);
-        ck_assert(json_object_object_get_ex(x, "top5", &y));
-        ck_assert_uint_eq(json_object_array_length(y), 4);
-        /* out = 2 * in + 1: the largest is element 3 (9.0). */
-        ck_assert_int_eq(json_object_get_int(json_object_object_get(json_object_array_get_idx(y, 0), "index")), 3);
-        json_object_put(root);
-        free(out);
-        f = fopen(out_path, "r");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fread(got, 1, 16, f), 16);
-        fclose(f);
-        ck_assert_float_eq(got[0], 3.0f);
-        ck_assert_float_eq(got[3], 9.0f);
-        {
-                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "--json", "ops", path, NULL };
-
-                st = harness_run(argv, &out);
-        }
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "accelctl ops failed: %s", out);
-        root = json_tokener_parse(out);
-        ck_assert_ptr_nonnull(root);
-        ck_assert_uint_eq(json_object_array_length(root), 2);
-        ck_assert_str_eq(json_object_get_string(json_object_object_get(json_object_array_get_idx(root, 1), "op")),
-                         "ADD");
-        json_object_put(root);
-        free(out);
-        {
-                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "run", path, "--runs", "0", NULL };
-
-                st = harness_run(argv, &out);
-        }
-        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
-        free(out);
-        free(path);
-        free(m);
-}
-END_TEST
-
 START_TEST(test_serving_oversized_model_and_frame) {
         client_t c;
         static uint8_t zeros[2000];
@@ -2210,11 +2005,6 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_serving_mobilenet_golden_inline_and_shm);
         tcase_add_test(tc, test_libaccel_interp_shm_inline_and_resize);
         tcase_add_test(tc, test_libaccel_supported_operations_and_list_models);
-        tcase_add_test(tc, test_accelctl_run_ops_json);
-        tcase_add_test(tc, test_accelctl_run_deadline_bounds_completion);
-        tcase_add_test(tc, test_accelctl_run_local_generates_inputs);
-        tcase_add_test(tc, test_accelctl_json_errors);
-        tcase_add_test(tc, test_accelctl_run_json_says_fallback);
         tcase_add_test(tc, test_serving_reply_says_what_replaced_the_delegate);
         tcase_add_test(tc, test_serving_store_prepare_by_name_list_remove);
         suite_add_tcase(s, tc);
