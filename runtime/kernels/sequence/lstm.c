@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elementwise/fastmath.h"
 #include "fixed16.h"
 #include "kutil.h"
 #include "seq-internal.h"
@@ -437,24 +436,13 @@ static int lstm_prepare(rt_context_t *ctx, rt_node_t *node) {
  * ApplySigmoidToVector, and the basic LSTM cell) go through Eigen's array
  * tanh() and logistic(). Read back from the x86 library through a one-cell
  * LSTM whose output is the gate itself: tanh is ew_tanh_fast (the float
- * TANH kernel's), and sigmoid is e^x / (1 + e^x) with libm's expf, 1 where
- * that is 1 anyway (x > 20: e^x > 2^28 swallows the 1) so that expf's
- * overflow never makes inf / inf; below, subnormal results flush to 0 with
+ * TANH kernel's; seq__activate), and sigmoid is e^x / (1 + e^x) with
+ * libm's expf, 1 where that is 1 anyway (x > 20: e^x > 2^28 swallows the
+ * 1) so that expf's overflow never makes inf / inf; below, subnormal results flush to 0 with
  * the executor's FTZ. Not 1 / (1 + e^-x): the two differ by an ulp in about
  * a third of inputs, and in a hybrid LSTM such an ulp can move the
  * runtime-quantized state by a step.
  */
-static float lstm_act(rt_activation_t act, float x) {
-        switch (act) {
-        case RT_ACT_RELU: return x < 0.0f ? 0.0f : x;
-        case RT_ACT_RELU_N1_TO_1: return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x);
-        case RT_ACT_RELU6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
-        case RT_ACT_TANH: return ew_tanh_fast(x);
-        case RT_ACT_SIGN_BIT: return signbit(x) ? 1.0f : 0.0f;
-        default: return x;
-        }
-}
-
 static float lstm_sigmoid(float x) {
         if (x > 20.0f)
                 return 1.0f;
@@ -517,7 +505,7 @@ static void lstm_gate_float(const float *x, const float *w_in, int32_t n_input, 
                         gate[r] = (gate[r] - mean) * inv * ln[r] + bias[r];
         }
         for (int32_t r = 0; r < n_cell; r++)
-                gate[r] = sigmoid ? lstm_sigmoid(gate[r]) : lstm_act(act, gate[r]);
+                gate[r] = sigmoid ? lstm_sigmoid(gate[r]) : seq__activate(act, gate[r]);
 }
 
 static void lstm_step_float(const rt_lstm_params_t *p, rt_tensor_t **t, const lstm_aux_t *a, int32_t n_input,
@@ -560,7 +548,7 @@ static void lstm_step_float(const rt_lstm_params_t *p, rt_tensor_t **t, const ls
          * writes nothing for NONE, so the output gate then multiplies the cell
          * gate, not the cell state. */
         for (int32_t r = 0; r < n_cell; r++)
-                tmp[r] = og[r] * (p->activation == RT_ACT_NONE ? cg[r] : lstm_act(p->activation, c[r]));
+                tmp[r] = og[r] * (p->activation == RT_ACT_NONE ? cg[r] : seq__activate(p->activation, c[r]));
         const float *pw = fdata(t[RT_LSTM_PROJECTION_W]);
         if (pw) {
                 const float *pb = fdata(t[RT_LSTM_PROJECTION_BIAS]);
@@ -627,7 +615,7 @@ static void lstm_gate_hybrid(const rt_tensor_t *w_in, const hyb_vec_t *x, int32_
                         g[r] = (g[r] - mean) * inv * ln[r] + bias[r];
         }
         for (size_t i = 0; i < n; i++)
-                gate[i] = sigmoid ? lstm_sigmoid(gate[i]) : lstm_act(act, gate[i]);
+                gate[i] = sigmoid ? lstm_sigmoid(gate[i]) : seq__activate(act, gate[i]);
 }
 
 typedef struct hyb_scratch {
@@ -694,7 +682,7 @@ static void lstm_step_hybrid(const rt_lstm_params_t *p, rt_tensor_t **t, const l
         float *m = s->tmp2;
         /* As in the float path: with NONE, TFLite multiplies the cell gate. */
         for (size_t i = 0; i < n; i++)
-                m[i] = og[i] * (p->activation == RT_ACT_NONE ? cg[i] : lstm_act(p->activation, c[i]));
+                m[i] = og[i] * (p->activation == RT_ACT_NONE ? cg[i] : seq__activate(p->activation, c[i]));
         const rt_tensor_t *pw = t[RT_LSTM_PROJECTION_W];
         if (pw) {
                 const float *pb = fdata(t[RT_LSTM_PROJECTION_BIAS]);

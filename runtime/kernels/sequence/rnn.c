@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elementwise/fastmath.h"
 #include "kutil.h"
 #include "seq-internal.h"
 #include "sequence.h"
@@ -126,20 +125,6 @@ static int rnn_prepare(rt_context_t *ctx, rt_node_t *node) {
         return rt_ctx_resize(ctx, node, 0, x->rank, dims);
 }
 
-/* TFLite's ApplyActivationToVector: tanh is Eigen's (ew_tanh_fast), read
- * back from the 2.9 library through a one-unit RNN (tanhf was an ulp off
- * in about two inputs of three). */
-static float rnn_act(rt_activation_t act, float v) {
-        switch (act) {
-        case RT_ACT_RELU: return v < 0.0f ? 0.0f : v;
-        case RT_ACT_RELU_N1_TO_1: return v < -1.0f ? -1.0f : (v > 1.0f ? 1.0f : v);
-        case RT_ACT_RELU6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
-        case RT_ACT_TANH: return ew_tanh_fast(v);
-        case RT_ACT_SIGN_BIT: return signbit(v) ? 1.0f : 0.0f;
-        default: return v;
-        }
-}
-
 typedef struct rnn_hyb {
         int8_t *qx, *qh, *qa;
         float *sf;
@@ -216,7 +201,7 @@ static void rnn_step_aux(const rt_rnn_params_t *p, const rt_tensor_t *w, const r
         }
         size_t n = (size_t) n_batch * n_units;
         for (size_t i = 0; i < n; i++)
-                y[i] = rnn_act(p->activation, y[i]);
+                y[i] = seq__activate(p->activation, y[i]);
         memcpy(h, y, n * sizeof(float));
         for (int32_t b = 0; b < n_batch; b++)
                 memcpy(out + (size_t) b * out_lead, y + (size_t) b * n_units, (size_t) n_units * sizeof(float));

@@ -4,9 +4,31 @@
  */
 #pragma once
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "elementwise/fastmath.h"
+#include "kernel.h"
+
+/*
+ * TFLite's ApplyActivationToVector, as the recurrent kernels (LSTM, RNN)
+ * apply a fused activation to float values. tanh is Eigen's in TFLite 2.9's
+ * x86 build, which is the float TANH kernel's ew_tanh_fast (read back from
+ * the library through one-unit models; tanhf is an ulp off in about two
+ * inputs of three).
+ */
+static inline float seq__activate(rt_activation_t act, float x) {
+        switch (act) {
+        case RT_ACT_RELU: return x < 0.0f ? 0.0f : x;
+        case RT_ACT_RELU_N1_TO_1: return x < -1.0f ? -1.0f : (x > 1.0f ? 1.0f : x);
+        case RT_ACT_RELU6: return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
+        case RT_ACT_TANH: return ew_tanh_fast(x);
+        case RT_ACT_SIGN_BIT: return signbit(x) ? 1.0f : 0.0f;
+        default: return x;
+        }
+}
 
 /* True when all n floats are exactly zero (TFLite IsZeroVector). */
 bool seq__is_zero(const float *v, size_t n);
