@@ -199,6 +199,14 @@ static void text_set(char *buf, size_t size, const char *fmt, ...) {
         va_end(ap);
 }
 
+/* Position of graph node `node` in nodes[0..n), or -1. */
+static int32_t node_pos(const int32_t *nodes, int32_t n, int32_t node) {
+        for (int32_t k = 0; node >= 0 && k < n; k++)
+                if (nodes[k] == node)
+                        return k;
+        return -1;
+}
+
 /* Call d->prepare with a fresh error: { -1, "" }. A node the driver names
  * that is not in the group it was given counts as none. */
 static int prepare_call(const rt_driver_t *d, const rt_driver_graph_t *dg, const rt_driver_group_t *grp,
@@ -208,10 +216,7 @@ static int prepare_call(const rt_driver_t *d, const rt_driver_graph_t *dg, const
         if (r >= 0)
                 return r;
         e->message[sizeof(e->message) - 1] = 0;
-        bool inside = false;
-        for (int32_t k = 0; k < grp->n_nodes && !inside; k++)
-                inside = grp->nodes[k] == e->node;
-        if (!inside)
+        if (node_pos(grp->nodes, grp->n_nodes, e->node) < 0)
                 e->node = -1;
         if (!e->message[0])
                 snprintf(e->message, sizeof(e->message), "%s", strerror(-r));
@@ -322,10 +327,7 @@ static int piece_compile(dnode_t *dn, const rt_driver_t *d, const rt_settings_t 
 
 /* Position of graph node `node` in the group, or -1. */
 static int32_t group_pos(const rt_partition_t *p, int32_t node) {
-        for (int32_t k = 0; node >= 0 && k < p->n_nodes; k++)
-                if (p->nodes[k] == node)
-                        return k;
-        return -1;
+        return node_pos(p->nodes, p->n_nodes, node);
 }
 
 /*
@@ -408,13 +410,13 @@ static int group_split(dnode_t *dn, const rt_driver_t *const *chain, int n_chain
                                 e = *whole;
                 }
                 if (!got) {
-                        if (!refused[0] && e.node >= 0)
+                        /* A failure that names no node is about this one. */
+                        if (e.node < 0)
+                                e.node = p->nodes[k];
+                        if (!refused[0])
                                 error_text(g, &e, refused, refused_size);
-                        else if (!refused[0])
-                                text_set(refused, refused_size, "node %d (%s): %s", (int) p->nodes[k],
-                                         rt_op_name(g->nodes[p->nodes[k]].op), e.message);
                         if (*ret_refused < 0)
-                                *ret_refused = e.node >= 0 ? e.node : p->nodes[k];
+                                *ret_refused = e.node;
                         piece_t *last = dn->n_pieces ? &dn->pieces[dn->n_pieces - 1] : NULL;
                         if (last && !last->prepared) {
                                 last->count++;
