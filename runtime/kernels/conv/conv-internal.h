@@ -25,6 +25,24 @@ typedef enum rt_conv_kind {
 
 /* Per-node state made by rt_conv__data_init(); arrays are (re)sized by
  * prepare and freed by rt_conv__data_free(). */
+/*
+ * The requantization of TFLite 2.9's 16x8 kernels, which differs by kernel
+ * and bias (each measured against the native library):
+ *   RT_CONV_ACC16_INT64  the int64 reference kernels: the sum in 64 bits,
+ *                        the multiplier cut to 16 bits (ku_mul_by_qmul64);
+ *   RT_CONV_ACC16_RUY32  the optimized path through ruy's portable kernel
+ *                        (CONV_2D with an int32 bias; FULLY_CONNECTED without
+ *                        a bias or with an int32 one, weight zero point 0):
+ *                        the sum modulo 2^32, rt_conv__mul_ruy_portable;
+ *   RT_CONV_ACC16_MBQM32 TRANSPOSE_CONV without a bias: the sum modulo 2^32
+ *                        through the 32-bit MultiplyByQuantizedMultiplier.
+ */
+typedef enum rt_conv_acc16 {
+        RT_CONV_ACC16_INT64 = 0,
+        RT_CONV_ACC16_RUY32,
+        RT_CONV_ACC16_MBQM32,
+} rt_conv_acc16_t;
+
 typedef struct rt_conv_data {
         rt_conv_kind_t kind;
         int32_t n_channels;
@@ -46,12 +64,8 @@ typedef struct rt_conv_data {
          * ruy, and its uint8 DEPTHWISE_CONV_2D rounds the same way
          * (DepthwiseConvOutputRounding::kUpward). */
         bool ruy_rounding;
-        /* int16 activations on TFLite 2.9's optimized 16x8 path (CONV_2D
-         * with an int32 bias; FULLY_CONNECTED without a bias or with an
-         * int32 one, weight zero point 0): ruy's portable kernel, an int32
-         * accumulator (wrapping) and rt_conv__mul_ruy_portable, instead of
-         * the int64 reference kernel. */
-        bool acc32;
+        /* How int16 activations (16x8) are requantized. */
+        rt_conv_acc16_t acc16;
 } rt_conv_data_t;
 
 int rt_conv__data_init(rt_context_t *ctx, rt_node_t *node, void **ret_data);
@@ -153,10 +167,11 @@ static inline int32_t rt_conv__mul_ruy_portable(int32_t x, int32_t multiplier, i
 static inline int32_t rt_conv__requant(const rt_conv_data_t *d, int64_t acc, int32_t c,
                                        int32_t out_zp) {
         int32_t v;
-        if (d->kind == RT_CONV_INT16 && d->acc32) {
+        if (d->kind == RT_CONV_INT16 && d->acc16 != RT_CONV_ACC16_INT64) {
                 /* The int32 accumulator wraps: keep acc modulo 2^32. */
-                v = rt_conv__mul_ruy_portable((int32_t) (uint32_t) (uint64_t) acc, d->multiplier[c],
-                                              d->shift[c]);
+                const int32_t sum = (int32_t) (uint32_t) (uint64_t) acc;
+                v = d->acc16 == RT_CONV_ACC16_RUY32 ? rt_conv__mul_ruy_portable(sum, d->multiplier[c], d->shift[c])
+                                                    : ku_mul_by_qmul(sum, d->multiplier[c], d->shift[c]);
         } else if (d->kind == RT_CONV_INT16) {
                 v = ku_mul_by_qmul64(acc, d->multiplier[c], d->shift[c]);
         } else {

@@ -111,7 +111,8 @@ static int conv_prepare(rt_context_t *ctx, rt_node_t *node) {
         /* TFLite 2.9 EvalQuantizedPerChannel16x8: the int64 reference kernel
          * for an int64 bias, the optimized one (im2col + ruy) for an int32
          * bias (zero points are 0). */
-        d->acc32 = d->kind == RT_CONV_INT16 && bias && bias->type == RT_TYPE_INT32;
+        d->acc16 = d->kind == RT_CONV_INT16 && bias && bias->type == RT_TYPE_INT32 ? RT_CONV_ACC16_RUY32
+                                                                                  : RT_CONV_ACC16_INT64;
         ku_act_range_f32(p->activation, &d->f_min, &d->f_max);
         const int32_t dims[4] = { in->dims[0], oh, ow, oc };
         return rt_ctx_resize(ctx, node, 0, 4, dims);

@@ -88,8 +88,9 @@ static int fc_prepare(rt_context_t *ctx, rt_node_t *node) {
         /* TFLite 2.9 EvalQuantized, int16 activations: the int64 reference
          * kernel for an int64 bias or a non-zero (legacy) zero point, else
          * the optimized GEMM through ruy (int16 zero points are 0 here). */
-        d->acc32 = d->kind == RT_CONV_INT16 && (!bias || bias->type == RT_TYPE_INT32) &&
-                   (w->quant.n > 1 || w->zero_point == 0);
+        const bool ruy16 = d->kind == RT_CONV_INT16 && (!bias || bias->type == RT_TYPE_INT32) &&
+                           (w->quant.n > 1 || w->zero_point == 0);
+        d->acc16 = ruy16 ? RT_CONV_ACC16_RUY32 : RT_CONV_ACC16_INT64;
         ku_act_range_f32(p->activation, &d->f_min, &d->f_max);
 
         int32_t dims[RT_MAX_RANK];
