@@ -59,8 +59,14 @@ int rt__xnn_define_prelu(rt__xnn_ctx_t *x, const rt_node_t *n) {
         const rt_tensor_t *in = rt__xnn_tensor(x, in0), *s = rt__xnn_tensor(x, n->inputs[1]);
         if (!s || !rt__xnn_is_static(x, n->inputs[1]) || in->type != RT_TYPE_FLOAT32 || in->rank != 4)
                 return rt__xnn_refuse(x, "PRELU needs float 4D input and constant slopes");
+        /* XNNPACK takes one slope per channel: the slopes must vary along
+         * the last axis alone (every other dimension 1), not merely have as
+         * many elements as there are channels. */
         size_t cnt = rt_tensor_count(s);
-        if ((int32_t) cnt != in->dims[3])
+        bool per_channel = s->rank >= 1 && s->dims[s->rank - 1] == in->dims[3];
+        for (int32_t d = 0; per_channel && d + 1 < s->rank; d++)
+                per_channel = s->dims[d] == 1;
+        if (!per_channel || (int32_t) cnt != in->dims[3])
                 return rt__xnn_refuse(x, "PRELU slopes must be per channel");
         if ((r = rt__xnn_value(x, in0, &a)) < 0 || (r = rt__xnn_value(x, out0, &y)) < 0)
                 return r;

@@ -9,7 +9,10 @@
  * 16-bit fixed point for TFLite's power-of-two input scales and TFLite's
  * sigmoid-table interpolation (lut16.c) for every other scale. Quantized
  * RELUs, LEAKY_RELU, PRELU and HARD_SWISH rescale with fixed-point
- * multipliers as TFLite does.
+ * multipliers as TFLite does. The RELUs, LEAKY_RELU and PRELU take their
+ * real multipliers from the float scales in float arithmetic (TFLite's
+ * Prepare divides two floats and only then widens to double): the double
+ * quotient can land on the other side of a rounding tie, one step off.
  */
 #include <math.h>
 
@@ -64,8 +67,7 @@ static int relu_kind_prepare(rt_context_t *ctx, rt_node_t *node, const relu_kind
                         return rt_ctx_error(ctx, "%s: output needs a positive scale", k->name);
                 if (a->type == RT_TYPE_INT16 && (a->zero_point || o->zero_point))
                         return rt_ctx_error(ctx, "%s: int16 needs zero points of 0", k->name);
-                ku_quantize_multiplier((double) a->scale / (double) o->scale, &d->out_mul,
-                                       &d->out_shift);
+                ku_quantize_multiplier((double) (a->scale / o->scale), &d->out_mul, &d->out_shift);
                 d->in1_offset = a->zero_point;
                 d->out_offset = o->zero_point;
                 int32_t qmin, qmax;
@@ -579,10 +581,8 @@ static int leaky_relu_prepare(rt_context_t *ctx, rt_node_t *node) {
                         return rt_ctx_error(ctx, "LEAKY_RELU: int16 needs zero points of 0");
                 d->in1_offset = a->zero_point;
                 d->out_offset = o->zero_point;
-                ku_quantize_multiplier((double) a->scale * (double) p->alpha / (double) o->scale,
-                                       &d->mul2, &d->shift2);
-                ku_quantize_multiplier((double) a->scale / (double) o->scale, &d->out_mul,
-                                       &d->out_shift);
+                ku_quantize_multiplier((double) (a->scale * p->alpha / o->scale), &d->mul2, &d->shift2);
+                ku_quantize_multiplier((double) (a->scale / o->scale), &d->out_mul, &d->out_shift);
         }
         return ew_resize_same(ctx, node, a);
 }
@@ -680,10 +680,8 @@ static int prelu_prepare(rt_context_t *ctx, rt_node_t *node) {
                 d->in1_offset = -a->zero_point;
                 d->in2_offset = -al->zero_point;
                 d->out_offset = o->zero_point;
-                ku_quantize_multiplier((double) a->scale / (double) o->scale, &d->out_mul,
-                                       &d->out_shift);
-                ku_quantize_multiplier((double) a->scale * (double) al->scale / (double) o->scale,
-                                       &d->mul2, &d->shift2);
+                ku_quantize_multiplier((double) (a->scale / o->scale), &d->out_mul, &d->out_shift);
+                ku_quantize_multiplier((double) (a->scale * al->scale / o->scale), &d->mul2, &d->shift2);
         }
         return ew_resize_same(ctx, node, a);
 }

@@ -113,6 +113,27 @@ START_TEST(test_relu6_int8_rescaled) {
 }
 END_TEST
 
+/* The rescaling multiplier comes from float arithmetic, as in TFLite's
+ * ReluPrepare (float / float, then widened): 0.0907181054 / 0.179029092 is
+ * 0.50672268867 in float and 0.50672293316 in double, so 26775 lands on
+ * 13567.49999 (TFLite's 13567), not on 13567.50036 (13568). Found by
+ * difftest on an int16 RELU. */
+START_TEST(test_relu_int16_multiplier_in_float) {
+        kh_t h;
+        kh_init(&h);
+        int32_t a = kh_tensor(&h, RT_TYPE_INT16, 1, DIMS(3), (int16_t[]){ 26775, -5, 32767 });
+        int32_t o = kh_tensor(&h, RT_TYPE_INT16, 0, NULL, NULL);
+        kh_quant(&h, a, 0.0907181054353714f, 0);
+        kh_quant(&h, o, 0.17902909219264984f, 0);
+        ck_assert_int_eq(ew_run1(&h, &rt_kernel_relu, NULL, a, o), 0);
+        const int16_t *z = h.tensors[o].data;
+        ck_assert_int_eq(z[0], 13567);
+        ck_assert_int_eq(z[1], 0);
+        ck_assert_int_eq(z[2], 16604);
+        kh_done(&h);
+}
+END_TEST
+
 /* 8-bit LOGISTIC/TANH tables against a double-precision reference. */
 static void check_lut(const rt_registration_t *reg, rt_type_t t, float in_scale, int32_t in_zp,
                       float out_scale, int32_t out_zp, double (*f)(double)) {
@@ -327,6 +348,7 @@ static Suite *activations_suite(void) {
         tcase_add_test(tc, test_relu_family_float);
         tcase_add_test(tc, test_float_activations);
         tcase_add_test(tc, test_relu6_int8_rescaled);
+        tcase_add_test(tc, test_relu_int16_multiplier_in_float);
         tcase_add_test(tc, test_relu6_float_nan_is_zero);
         tcase_add_test(tc, test_tanh_gelu_float_tails_match_tflite);
         tcase_add_test(tc, test_logistic_float_negative_tail);
