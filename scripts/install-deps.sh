@@ -33,5 +33,27 @@ else
   SUDO=
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# A fresh machine often runs apt on its own at boot (unattended upgrades,
+# cloud-init). Wait for its locks instead of failing: dpkg's frontend lock
+# through apt's own timeout, and apt-get update's list lock (which that
+# option does not cover on every apt) by retrying while another apt holds
+# it, for up to ten minutes in all.
+apt_wait() {
+  local deadline=$((SECONDS + 600)) out
+  while :; do
+    if out=$($SUDO apt-get -o DPkg::Lock::Timeout=600 "$@" 2>&1); then
+      [ -n "$out" ] && printf '%s\n' "$out"
+      return 0
+    fi
+    if ! grep -qiE 'could not get lock|unable to acquire|is held by process' <<<"$out" ||
+       [ $SECONDS -ge $deadline ]; then
+      printf '%s\n' "$out" >&2
+      return 1
+    fi
+    echo "install-deps: another apt holds the package lock; waiting" >&2
+    sleep 5
+  done
+}
+apt_wait update -qq
+apt_wait install -y -qq --no-install-recommends "${missing[@]}"
