@@ -22,6 +22,9 @@
  *            [--exclude A,B,...] [--op NAME --case SEED] [--save DIR] [--drivers ref,xnnpack]
  *            [--matrix] [--list] [--quiet]   (--quiet: no header line)
  *
+ * ACCELD_DIFFTEST_SEED, when set, is added to --seed (CI sets it from the
+ * commit; the header line prints the seed that results).
+ *
  * Exit: 0 no mismatch, 1 mismatches, 2 usage, 77 the library is absent.
  */
 #include <errno.h>
@@ -711,6 +714,11 @@ int main(int argc, char **argv) {
         }
         if (cases < 0 && seconds <= 0)
                 cases = 2000;
+        /* CI derives a base from the commit so that every landing draws
+         * cases nobody drew before; --seed still tells the runs apart. */
+        const char *base = getenv("ACCELD_DIFFTEST_SEED");
+        if (base && *base && !have_case)
+                seed += strtoull(base, NULL, 0);
         if (!x->quiet)
                 printf("difftest: TensorFlow Lite %s, seed %" PRIu64 ", %s%s\n", dt_native_version(x->native), seed,
                        x->drivers[0] ? "reference " : "", x->drivers[1] ? "xnnpack" : "");
