@@ -223,8 +223,16 @@ static void prepare_run(daemon_job_t *job) {
                                 job->result = -EINVAL;
                                 return;
                         }
-                        if (k < 0 && k != -ENODEV)
-                                log_warning("cannot store model %s: %s", m->sha256, strerror(-k));
+                        if (k < 0 && k != -ENODEV) {
+                                /* A named model the store did not keep could
+                                 * not be prepared by name later: an error,
+                                 * not a success (ENOSPC, EIO, ...). */
+                                (void) snprintf(j->err, sizeof(j->err), "cannot store model '%s': %s",
+                                                j->src.name, strerror(-k));
+                                (void) daemon_instance_unref(&j->sv->models, inst);
+                                job->result = k;
+                                return;
+                        }
                 }
         }
         if (r == 0 && j->cache_key[0] && !j->from_cache) {
@@ -414,7 +422,7 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 j->src.name = in->name;
         j->priority = serving__priority_of(in->has_priority ? in->priority : 0, 2);
         j->job.priority = j->priority;
-        j->job.deadline_ns = in->has_deadline_us && in->deadline_us > 0 ? rq->received_ns + in->deadline_us * 1000 : 0;
+        j->job.deadline_ns = daemon_request_deadline_ns(rq, in->has_deadline_us, in->deadline_us);
         j->job.run = prepare_run;
         j->job.done = prepare_done;
         ss->usage->prepared++;
