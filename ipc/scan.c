@@ -205,7 +205,7 @@ int ipc_frame_scan(const ProtobufCMessageDescriptor *desc, const uint8_t *data, 
         if (!desc || (!data && len > 0))
                 return -EINVAL;
         st = (scan_state_t) { .lim = lim ? lim : &none, .bytes = desc->sizeof_message };
-        r = scan_message(&st, desc, data, data + len, 0, "request_id", &id);
+        r = len > 0 ? scan_message(&st, desc, data, data + len, 0, "request_id", &id) : 0;
         if (ret)
                 *ret = (ipc_scan_result_t) { .elements = st.elements, .bytes = st.bytes, .request_id = id };
         return r;
