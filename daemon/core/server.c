@@ -27,10 +27,14 @@
  * bytes fields, so 1x is normal; the rest is structs and pointers. */
 #define FRAME_UNPACK_FACTOR 4u
 #define FRAME_UNPACK_SLACK (1024u * 1024u)
+/* Frames above this are unpacked on a pool thread, not the loop. */
+#define FRAME_DECODE_INLINE_MAX (1024u * 1024u)
 
 static void conn_update_poll(daemon_conn_t *c);
 static void conn_process(daemon_conn_t *c);
 static void conn_process_frames(daemon_conn_t *c);
+static bool conn_request_take(daemon_conn_t *c, Acceld__Request *req);
+static void conn_decode_start(daemon_conn_t *c, const uint8_t *payload, size_t len);
 static void conn_close(daemon_conn_t *c);
 static void server_check_drained(daemon_server_t *s);
 
@@ -176,7 +180,8 @@ daemon_conn_t *daemon_conn_ref(daemon_conn_t *c) {
 static void conn_uncount(daemon_conn_t *c) {
         daemon_uid_conns_t *u = c->uid_conns;
 
-        ipc_reader_done(&c->reader);
+        if (!c->decoding)
+                ipc_reader_done(&c->reader);
         conn_input_charge(c, 0);
         conn_fds_queued_charge(c, 0);
         daemon_conn_fds_release(c, (unsigned) c->fds_held);
@@ -205,7 +210,7 @@ daemon_conn_t *daemon_conn_unref(daemon_conn_t *c) {
 static bool conn_may_read(const daemon_conn_t *c) {
         const daemon_config_t *cfg = c->server->config;
 
-        return !c->closing && !c->close_after_flush && !c->server->stopping &&
+        return !c->closing && !c->close_after_flush && !c->server->stopping && !c->decoding &&
                c->n_in_flight < cfg->max_in_flight && c->writer.queued_bytes < cfg->max_output_bytes;
 }
 
@@ -411,8 +416,7 @@ static void conn_process_frames(daemon_conn_t *c) {
         for (;;) {
                 const uint8_t *payload;
                 Acceld__Request *req;
-                int fds[IPC_MAX_FDS_PER_FRAME];
-                size_t len, n_fds;
+                size_t len;
                 int r;
 
                 if (!conn_may_read(c))
@@ -432,26 +436,85 @@ static void conn_process_frames(daemon_conn_t *c) {
                 }
                 if (conn_frame_check(c, payload, len) < 0)
                         return;
+                if (len > FRAME_DECODE_INLINE_MAX) {
+                        conn_decode_start(c, payload, len);
+                        return;
+                }
                 req = acceld__request__unpack(NULL, len, payload);
-                ipc_reader_consume(&c->reader);
-                conn_input_charge(c, c->reader.cap);
-                if (!req) {
-                        conn_protocol_error(c, 0, "frame does not decode as acceld.Request");
-                        return;
-                }
-                n_fds = req->num_fds;
-                if (n_fds > IPC_MAX_FDS_PER_FRAME || ipc_reader_take_fds(&c->reader, fds, n_fds) < 0) {
-                        uint64_t id = req->request_id;
-
-                        acceld__request__free_unpacked(req, NULL);
-                        conn_protocol_error(c, id, "num_fds does not match the fds received");
-                        return;
-                }
-                conn_fds_queued_charge(c, c->reader.n_fds);
-                daemon_dispatch(c, req, fds, n_fds);
-                if (c->closing)
+                if (!conn_request_take(c, req))
                         return;
         }
+}
+
+/* Work on a decoded frame (still in the reader): consume it, take its fds
+ * and dispatch it. False when the connection cannot go on. */
+static bool conn_request_take(daemon_conn_t *c, Acceld__Request *req) {
+        int fds[IPC_MAX_FDS_PER_FRAME];
+        size_t n_fds;
+
+        ipc_reader_consume(&c->reader);
+        conn_input_charge(c, c->reader.cap);
+        if (!req) {
+                conn_protocol_error(c, 0, "frame does not decode as acceld.Request");
+                return false;
+        }
+        n_fds = req->num_fds;
+        if (n_fds > IPC_MAX_FDS_PER_FRAME || ipc_reader_take_fds(&c->reader, fds, n_fds) < 0) {
+                uint64_t id = req->request_id;
+
+                acceld__request__free_unpacked(req, NULL);
+                conn_protocol_error(c, id, "num_fds does not match the fds received");
+                return false;
+        }
+        conn_fds_queued_charge(c, c->reader.n_fds);
+        daemon_dispatch(c, req, fds, n_fds);
+        return !c->closing;
+}
+
+/* A big frame is unpacked on a libuv pool thread: copying tens of
+ * megabytes must not stall every other client. The connection reads
+ * nothing meanwhile (the payload stays in its reader, untouched) and holds
+ * a reference, so a close meanwhile only drops the result. */
+static void conn_decode_work(uv_work_t *w) {
+        daemon_conn_t *c = w->data;
+
+        c->decoded = acceld__request__unpack(NULL, c->decode_len, c->decode_payload);
+}
+
+static void conn_decode_done(uv_work_t *w, int status) {
+        daemon_conn_t *c = w->data;
+        Acceld__Request *req = c->decoded;
+
+        c->decoded = NULL;
+        c->decoding = false;
+        if (c->closing || status < 0) {
+                if (req)
+                        acceld__request__free_unpacked(req, NULL);
+                if (!c->closing)
+                        conn_close(c);
+        } else if (conn_request_take(c, req) && !c->closing) {
+                conn_process(c);
+        }
+        if (c->closed)
+                ipc_reader_done(&c->reader);
+        (void) daemon_conn_unref(c);
+}
+
+static void conn_decode_start(daemon_conn_t *c, const uint8_t *payload, size_t len) {
+        int r;
+
+        c->decode_payload = payload;
+        c->decode_len = len;
+        c->decode_work.data = c;
+        c->decoding = true;
+        r = uv_queue_work(c->server->loop, &c->decode_work, conn_decode_work, conn_decode_done);
+        if (r < 0) {
+                /* No pool: unpack here, as small frames are. */
+                c->decoding = false;
+                (void) conn_request_take(c, acceld__request__unpack(NULL, len, payload));
+                return;
+        }
+        (void) daemon_conn_ref(c);
 }
 
 /* Charge the read buffer the next recv needs against max_input_bytes_per_uid

@@ -71,6 +71,11 @@ struct daemon_conn {
         bool closed;                    /* close callback ran */
         bool close_after_flush;         /* no more requests; close when the writer is empty */
         bool processing;                /* inside conn_process(): no re-entry */
+        bool decoding;                  /* a big frame is being unpacked on a pool thread */
+        uv_work_t decode_work;
+        const uint8_t *decode_payload;  /* in reader's buffer, which is left alone meanwhile */
+        size_t decode_len;
+        Acceld__Request *decoded;
         void *session;                  /* serving state (handles, buffers); serving.c */
 };
 

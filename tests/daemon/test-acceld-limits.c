@@ -606,6 +606,55 @@ START_TEST(test_limits_huge_repeated_count_request_refused_cheaply) {
 }
 END_TEST
 
+/* A big well-formed frame (8 MiB of model bytes, over the 1 MiB decoded
+ * on the loop) is unpacked on a pool thread: it is answered, and the
+ * request pipelined behind it on the same connection too. */
+START_TEST(test_limits_big_frame_decoded_and_answered) {
+        const size_t size = 8u << 20;
+        uint8_t *junk = malloc(size);
+        Acceld__Request req = ACCELD__REQUEST__INIT, st = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest pm = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Acceld__GetStatusRequest g = ACCELD__GET_STATUS_REQUEST__INIT;
+        uint64_t id_prepare, id_status;
+        bool seen_prepare = false, seen_status = false;
+        client_t c;
+
+        ck_assert_ptr_nonnull(junk);
+        memset(junk, 0x5a, size);
+        harness_up(&d);
+        harness_client_open(&c, d.sock);
+        set_recv_timeout(c.fd, 60);
+        pm.has_model = 1;
+        pm.model.data = junk;
+        pm.model.len = size;
+        pm.settings_json = (char *) settings_none;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &pm;
+        id_prepare = harness_send(&c, &req, NULL, 0);
+        st.body_case = ACCELD__REQUEST__BODY_GET_STATUS;
+        st.get_status = &g;
+        id_status = harness_send(&c, &st, NULL, 0);
+        free(junk);
+        for (int i = 0; i < 2; i++) {
+                Acceld__Response *r = harness_recv(&c);
+
+                if (r->request_id == id_prepare) {
+                        /* Decoded, then refused as a model, not as a frame. */
+                        ck_assert_int_ne(r->status, ACCELD__STATUS__NONE);
+                        ck_assert_int_ne(r->status, ACCELD__STATUS__PROTOCOL_ERROR);
+                        seen_prepare = true;
+                } else {
+                        ck_assert_uint_eq(r->request_id, id_status);
+                        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+                        seen_status = true;
+                }
+                harness_resp_free(r);
+        }
+        ck_assert(seen_prepare && seen_status);
+        harness_client_close(&c);
+}
+END_TEST
+
 /* ---- replies ---- */
 
 /* float[1,1] in, MUL by a float[1,n] constant: a tiny request with an
@@ -888,6 +937,7 @@ static Suite *limits_suite(void) {
         tcase_add_test(tc, test_limits_emfile_at_accept_is_answered);
         tcase_add_test(tc, test_limits_half_frames_capped_per_uid);
         tcase_add_test(tc, test_limits_huge_repeated_count_request_refused_cheaply);
+        tcase_add_test(tc, test_limits_big_frame_decoded_and_answered);
         tcase_add_test(tc, test_limits_reply_queue_overflow_closes_connection);
         tcase_add_test(tc, test_limits_deadline_near_2_64_means_no_deadline);
         tcase_add_test(tc, test_limits_named_prepare_on_full_disk_is_an_error);
