@@ -119,6 +119,9 @@ static const config_entry_t config_table[] = {
              "Largest model PrepareModel accepts."),
         UINT("max_models_per_uid", max_models_per_uid, 0, 1000000, 64,
              "Prepared models (handles) one uid may hold at once; 0 = unlimited."),
+        UINT("max_model_bytes_per_uid", max_model_bytes_per_uid, 0, 1024 * GIB, 2 * GIB,
+             "Bytes of the models one uid's prepared handles hold (each handle counts its model's size); "
+             "0 = unlimited."),
         UINT("max_registered_bytes_per_uid", max_registered_bytes_per_uid, 0, 1024 * GIB, 2 * GIB,
              "Bytes of registered and allocated buffers one uid may hold; 0 = unlimited."),
         UINT("max_queued_per_uid", max_queued_per_uid, 0, 1000000, 256,

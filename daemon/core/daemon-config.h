@@ -57,6 +57,7 @@ typedef struct daemon_config {
         uint64_t instance_concurrency;  /* executions at once per compiled instance */
         uint64_t max_model_bytes;
         uint64_t max_models_per_uid;    /* 0 = unlimited */
+        uint64_t max_model_bytes_per_uid; /* sizes of the models a uid's handles hold; 0 = unlimited */
         uint64_t max_registered_bytes_per_uid;
         uint64_t max_queued_per_uid;
         char *allowed_uids;             /* comma-separated; NULL = everyone the socket lets in */

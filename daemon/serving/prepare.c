@@ -276,6 +276,18 @@ static void prepare_done(daemon_job_t *job, int r) {
                 serving__job_complete(j, r < 0 ? r : -ECONNRESET);
                 return;
         }
+        {
+                uint64_t max = rq->server->config->max_model_bytes_per_uid;
+
+                if (max > 0 && ss->usage->model_bytes + inst->model->size > max) {
+                        ss->usage->prepared--;
+                        (void) snprintf(j->err, sizeof(j->err),
+                                        "uid %u would hold %" PRIu64 " bytes of prepared models (max_model_bytes_per_uid %" PRIu64 ")",
+                                        (unsigned) ss->usage->uid, ss->usage->model_bytes + inst->model->size, max);
+                        serving__job_complete(j, -EDQUOT);
+                        return;
+                }
+        }
         out = daemon_request_alloc(rq, sizeof(*out));
         h = calloc(1, sizeof(*h));
         if (!out || !h) {
@@ -288,6 +300,8 @@ static void prepare_done(daemon_job_t *job, int r) {
         j->instance = NULL;
         h->id = ss->sv->next_handle++;
         h->instance = inst;
+        h->usage = ss->usage;
+        ss->usage->model_bytes += inst->model->size;
         h->priority = j->priority;
         h->next = ss->handles;
         ss->handles = h;

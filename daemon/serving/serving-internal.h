@@ -38,6 +38,7 @@ typedef struct serving_handle {
         uint64_t id;
         daemon_instance_t *instance;    /* one reference */
         int priority;                   /* default for its executes */
+        daemon_uid_usage_t *usage;      /* charged h->instance->model->size */
         /* After ResizeInputs: this handle's shapes (owned); NULL = the
          * model's declared shapes (inst->inputs/outputs). */
         daemon_tensor_info_t *inputs, *outputs;

@@ -84,6 +84,8 @@ void serving__infos_free(daemon_tensor_info_t *v, int32_t n) {
 }
 
 void serving__handle_free(daemon_serving_t *sv, serving_handle_t *h) {
+        if (h->usage)
+                h->usage->model_bytes -= h->instance->model->size;
         serving__infos_free(h->inputs, h->instance->n_inputs);
         serving__infos_free(h->outputs, h->instance->n_outputs);
         (void) daemon_instance_unref(&sv->models, h->instance);

@@ -786,6 +786,43 @@ START_TEST(test_limits_reply_queue_overflow_closes_connection) {
 }
 END_TEST
 
+/* ---- models ---- */
+
+/* Each handle counts its model's size against max_model_bytes_per_uid,
+ * the same model prepared twice included. */
+START_TEST(test_limits_model_bytes_per_uid) {
+        char cap[32];
+        const char *args[] = { "--max-model-bytes-per-uid", cap, NULL };
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ReleaseModelRequest rm = ACCELD__RELEASE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+        uint8_t *model;
+        size_t size;
+        client_t c;
+
+        model = tfb_model_affine(&size);
+        ck_assert_ptr_nonnull(model);
+        (void) snprintf(cap, sizeof(cap), "%zu", size + size / 2);
+        harness_up_with(&d, args, false);
+        harness_client_open(&c, d.sock);
+        rm.has_handle = 1;
+        rm.handle = prepare_ok(&c, model, size);
+        r = prepare_bytes(&c, model, size, NULL);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__RESOURCE_EXHAUSTED_PERSISTENT);
+        ck_assert_msg(strstr(r->message, "max_model_bytes_per_uid"), "%s", r->message);
+        harness_resp_free(r);
+
+        req.body_case = ACCELD__REQUEST__BODY_RELEASE_MODEL;
+        req.release_model = &rm;
+        r = harness_transact(&c, &req, NULL, 0);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        harness_resp_free(r);
+        (void) prepare_ok(&c, model, size);
+        free(model);
+        harness_client_close(&c);
+}
+END_TEST
+
 /* ---- deadlines ---- */
 
 START_TEST(test_limits_deadline_near_2_64_means_no_deadline) {
@@ -939,6 +976,7 @@ static Suite *limits_suite(void) {
         tcase_add_test(tc, test_limits_huge_repeated_count_request_refused_cheaply);
         tcase_add_test(tc, test_limits_big_frame_decoded_and_answered);
         tcase_add_test(tc, test_limits_reply_queue_overflow_closes_connection);
+        tcase_add_test(tc, test_limits_model_bytes_per_uid);
         tcase_add_test(tc, test_limits_deadline_near_2_64_means_no_deadline);
         tcase_add_test(tc, test_limits_named_prepare_on_full_disk_is_an_error);
         tcase_add_test(tc, test_limits_stale_store_temporary_removed_at_start);
