@@ -407,6 +407,32 @@ START_TEST(test_limits_emfile_at_accept_is_answered) {
         }
         ck_assert_msg(told, "%u connections and no refusal", n);
         ck_assert_uint_gt(served, 0);
+
+        /* Still at the limit: an fd sent to acceld cannot be installed.
+         * That client is told acceld is out of fds, not PROTOCOL_ERROR. */
+        {
+                int mfd = sealed_memfd(4096);
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
+                ProtobufCMessage *m = NULL;
+                Acceld__Response *r;
+
+                rb.has_fd = 1;
+                req.body_case = ACCELD__REQUEST__BODY_REGISTER_BUFFER;
+                req.register_buffer = &rb;
+                req.has_request_id = 1;
+                req.request_id = 77;
+                req.has_num_fds = 1;
+                req.num_fds = 1;
+                ck_assert_int_eq(ipc_send(cs[0].fd, &req.base, &mfd, 1), 0);
+                (void) close(mfd);
+                ck_assert_int_eq(ipc_recv(cs[0].fd, &cs[0].r, &acceld__response__descriptor, &m), 0);
+                r = (Acceld__Response *) m;
+                ck_assert_msg(r->status == ACCELD__STATUS__RESOURCE_EXHAUSTED_TRANSIENT, "%s: %s",
+                              ipc_status_to_string(r->status), r->message);
+                ck_assert_msg(strstr(r->message, "RLIMIT_NOFILE"), "%s", r->message);
+                harness_resp_free(r);
+        }
         for (unsigned i = 0; i < n; i++)
                 harness_client_close(&cs[i]);
         /* Connections gone, fds free again. */
