@@ -471,10 +471,10 @@ static size_t write_some(int fd, const uint8_t *p, size_t len) {
         return off;
 }
 
-/* A frame announcing 60 MB that never finishes: the bytes buffered for a
- * uid are capped; that connection is answered and closed. */
-START_TEST(test_limits_half_frames_capped_per_uid) {
-        const char *args[] = { "--max-input-bytes-per-uid", "1M", NULL };
+/* A frame announcing 60 MB that never finishes: the bytes buffered are
+ * capped (`flag` at 1M); that connection is answered and closed. */
+static void half_frame_refused(const char *flag, const char *limit) {
+        const char *args[] = { flag, "1M", NULL };
         const size_t chunk = 4u << 20;
         uint8_t *buf = calloc(1, chunk);
         client_t c;
@@ -504,14 +504,23 @@ START_TEST(test_limits_half_frames_capped_per_uid) {
                 }
         }
         free(buf);
-        ck_assert_msg(closed, "no answer to a connection buffering past max_input_bytes_per_uid");
+        ck_assert_msg(closed, "no answer to a connection buffering past %s", limit);
         ck_assert_int_eq(ipc_recv(c.fd, &c.r, &acceld__response__descriptor, &m), 0);
         r = (Acceld__Response *) m;
         ck_assert_int_eq(r->status, ACCELD__STATUS__RESOURCE_EXHAUSTED_TRANSIENT);
-        ck_assert_msg(strstr(r->message, "max_input_bytes_per_uid"), "%s", r->message);
+        ck_assert_msg(strstr(r->message, limit), "%s", r->message);
         harness_resp_free(r);
         harness_client_close(&c);
         assert_still_serving();
+}
+
+START_TEST(test_limits_half_frames_capped_per_uid) {
+        half_frame_refused("--max-input-bytes-per-uid", "(max_input_bytes_per_uid ");
+}
+END_TEST
+
+START_TEST(test_limits_half_frames_capped_globally) {
+        half_frame_refused("--max-input-bytes", "(max_input_bytes ");
 }
 END_TEST
 
@@ -999,6 +1008,7 @@ static Suite *limits_suite(void) {
         tcase_add_test(tc, test_limits_idle_connections_of_one_uid_leave_root_served);
         tcase_add_test(tc, test_limits_emfile_at_accept_is_answered);
         tcase_add_test(tc, test_limits_half_frames_capped_per_uid);
+        tcase_add_test(tc, test_limits_half_frames_capped_globally);
         tcase_add_test(tc, test_limits_huge_repeated_count_request_refused_cheaply);
         tcase_add_test(tc, test_limits_big_frame_decoded_and_answered);
         tcase_add_test(tc, test_limits_reply_queue_overflow_closes_connection);
