@@ -786,7 +786,7 @@ START_TEST(test_limits_reply_queue_overflow_closes_connection) {
         harness_up_with(&d, args, false);
         model = model_big_output(256 * 1024, &size);
         harness_client_open(&c, d.sock);
-        set_recv_timeout(c.fd, 60);
+        set_recv_timeout(c.fd, 20);
         handle = prepare_ok(&c, model, size);
         free(model);
         for (unsigned i = 0; i < N; i++)
@@ -992,29 +992,43 @@ START_TEST(test_limits_repeated_log_lines_are_rate_limited) {
 }
 END_TEST
 
-static Suite *limits_suite(void) {
-        Suite *s = suite_create("acceld-limits");
-        TCase *tc = tcase_create("limits");
+static TCase *limits_case(Suite *s, const char *name) {
+        TCase *tc = tcase_create(name);
 
         tcase_add_checked_fixture(tc, NULL, teardown);
         tcase_set_timeout(tc, 120);
+        suite_add_tcase(s, tc);
+        return tc;
+}
+
+/* One case per resource (CK_RUN_CASE=fds runs just those). */
+static Suite *limits_suite(void) {
+        Suite *s = suite_create("acceld-limits");
+        TCase *tc;
+
+        tc = limits_case(s, "fds");
         tcase_add_test(tc, test_limits_buffers_refused_at_connection_fd_cap);
         tcase_add_test(tc, test_limits_buffers_refused_at_uid_fd_cap);
         tcase_add_test(tc, test_limits_unclaimed_fds_are_closed);
         tcase_add_test(tc, test_limits_queued_fds_count_against_cap);
+        tc = limits_case(s, "connections");
         tcase_add_test(tc, test_limits_idle_connections_of_one_uid_leave_root_served);
         tcase_add_test(tc, test_limits_emfile_at_accept_is_answered);
+        tc = limits_case(s, "input");
         tcase_add_test(tc, test_limits_half_frames_capped_per_uid);
         tcase_add_test(tc, test_limits_half_frames_capped_globally);
         tcase_add_test(tc, test_limits_huge_repeated_count_request_refused_cheaply);
         tcase_add_test(tc, test_limits_big_frame_decoded_and_answered);
+        tc = limits_case(s, "replies");
         tcase_add_test(tc, test_limits_reply_queue_overflow_closes_connection);
+        tc = limits_case(s, "models");
         tcase_add_test(tc, test_limits_model_bytes_per_uid);
         tcase_add_test(tc, test_limits_deadline_near_2_64_means_no_deadline);
+        tc = limits_case(s, "store");
         tcase_add_test(tc, test_limits_named_prepare_on_full_disk_is_an_error);
         tcase_add_test(tc, test_limits_stale_store_temporary_removed_at_start);
+        tc = limits_case(s, "log");
         tcase_add_test(tc, test_limits_repeated_log_lines_are_rate_limited);
-        suite_add_tcase(s, tc);
         return s;
 }
 
