@@ -51,9 +51,15 @@ void ipc_reader_done(ipc_reader_t *r);
  * Returns the number of bytes read (> 0), 0 on orderly EOF, -EAGAIN when a
  * non-blocking fd has nothing, -EMSGSIZE when the buffered frame header
  * announces a payload over the limit, -EPROTO when more fds arrive than can
- * be queued (they are closed), or another -errno from recvmsg.
+ * be queued (they are closed), -EMFILE when the kernel could not install
+ * received fds in this process (its RLIMIT_NOFILE), or another -errno from
+ * recvmsg.
  */
 ssize_t ipc_reader_recv(ipc_reader_t *r, int fd);
+
+/* The buffer capacity the next ipc_reader_recv() will have allocated (the
+ * current one when it needs no more), to check a memory budget first. */
+size_t ipc_reader_recv_capacity(const ipc_reader_t *r);
 
 /* Append bytes as if received (tests, and transports other than sockets). */
 int ipc_reader_feed(ipc_reader_t *r, const void *data, size_t len);
@@ -72,8 +78,37 @@ void ipc_reader_consume(ipc_reader_t *r);
  * -EPROTO if fewer than n are queued (nothing is taken). */
 int ipc_reader_take_fds(ipc_reader_t *r, int *ret_fds, size_t n);
 
+/* Close every queued fd (fds no request claimed). */
+void ipc_reader_close_fds(ipc_reader_t *r);
+
 /* True while a partial frame is buffered (for "peer closed mid-frame"). */
 bool ipc_reader_has_partial(const ipc_reader_t *r);
+
+/* ---- pre-scan ---- */
+
+/* Bounds on what one payload may unpack into; 0 = no bound. */
+typedef struct ipc_scan_limits {
+        uint64_t max_elements;  /* field occurrences plus packed values, nested messages included */
+        uint64_t max_bytes;     /* estimated heap protobuf-c would allocate */
+} ipc_scan_limits_t;
+
+typedef struct ipc_scan_result {
+        uint64_t elements;      /* counted so far (where the scan stopped, on failure) */
+        uint64_t bytes;
+        uint64_t request_id;    /* the top-level request_id field, when seen; else 0 */
+} ipc_scan_result_t;
+
+/*
+ * Walk `data` as a `desc` message without unpacking it, counting elements
+ * and estimating the unpacked size; stops at the first limit exceeded, so
+ * it costs at most O(max_elements) besides skipping length-delimited bytes.
+ * Returns 0; -E2BIG past max_elements (or nesting deeper than 32), -ENOMEM
+ * past max_bytes, -EBADMSG for a payload protobuf-c could not unpack
+ * either. *ret (optional) is filled on failure too, so the caller can
+ * answer the request id it names.
+ */
+int ipc_frame_scan(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                   const ipc_scan_limits_t *lim, ipc_scan_result_t *ret);
 
 /* ---- writing ---- */
 

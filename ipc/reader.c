@@ -28,18 +28,34 @@ void ipc_reader_done(ipc_reader_t *r) {
         *r = (ipc_reader_t) { .max_frame = r->max_frame };
 }
 
-static int reader_reserve(ipc_reader_t *r, size_t extra) {
+/* The capacity holding `extra` more bytes; SIZE_MAX on overflow. */
+static size_t reader_capacity_for(const ipc_reader_t *r, size_t extra) {
         size_t want, cap;
-        uint8_t *p;
 
         if (extra > SIZE_MAX - r->len)
-                return -ENOMEM;
+                return SIZE_MAX;
         want = r->len + extra;
         if (want <= r->cap)
-                return 0;
+                return r->cap;
         cap = r->cap ? r->cap : IPC_READ_CHUNK;
         while (cap < want)
                 cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+        return cap;
+}
+
+size_t ipc_reader_recv_capacity(const ipc_reader_t *r) {
+        return r ? reader_capacity_for(r, IPC_READ_CHUNK) : 0;
+}
+
+static int reader_reserve(ipc_reader_t *r, size_t extra) {
+        size_t cap;
+        uint8_t *p;
+
+        cap = reader_capacity_for(r, extra);
+        if (cap == SIZE_MAX)
+                return -ENOMEM;
+        if (cap == r->cap)
+                return 0;
         p = realloc(r->buf, cap);
         if (!p)
                 return -ENOMEM;
@@ -79,7 +95,8 @@ int ipc_reader_feed(ipc_reader_t *r, const void *data, size_t len) {
 }
 
 /* Queue the fds of every SCM_RIGHTS message; close whatever does not fit. */
-static int reader_collect_fds(ipc_reader_t *r, struct msghdr *mh) {
+static int reader_collect_fds(ipc_reader_t *r, struct msghdr *mh, size_t room) {
+        size_t got = 0;
         int k = 0;
 
         for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
@@ -90,6 +107,7 @@ static int reader_collect_fds(ipc_reader_t *r, struct msghdr *mh) {
                         continue;
                 fds = (const int *) CMSG_DATA(c);
                 n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                got += n;
                 for (size_t i = 0; i < n; i++) {
                         if (r->n_fds < IPC_MAX_QUEUED_FDS) {
                                 r->fds[r->n_fds++] = fds[i];
@@ -99,10 +117,12 @@ static int reader_collect_fds(ipc_reader_t *r, struct msghdr *mh) {
                         }
                 }
         }
-        /* Fds the kernel could not hand us were dropped: the peer is
-         * over our limit and the frame's fd count cannot be trusted. */
+        /* Fds the kernel could not hand us were dropped, and the frame's
+         * fd count cannot be trusted. With room left in the control buffer
+         * the kernel failed to install them: we are out of fds (EMFILE),
+         * not the peer over our limit. */
         if (mh->msg_flags & MSG_CTRUNC)
-                k = -EPROTO;
+                k = got < room ? -EMFILE : -EPROTO;
         return k;
 }
 
@@ -142,7 +162,7 @@ ssize_t ipc_reader_recv(ipc_reader_t *r, int fd) {
                 return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 
         r->len += (size_t) n;
-        k = reader_collect_fds(r, &mh);
+        k = reader_collect_fds(r, &mh, IPC_MAX_QUEUED_FDS);
         if (k < 0)
                 return k;
 
@@ -185,6 +205,14 @@ void ipc_reader_consume(ipc_reader_t *r) {
                 r->buf = NULL;
                 r->cap = 0;
         }
+}
+
+void ipc_reader_close_fds(ipc_reader_t *r) {
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->n_fds; i++)
+                (void) close(r->fds[i]);
+        r->n_fds = 0;
 }
 
 int ipc_reader_take_fds(ipc_reader_t *r, int *ret_fds, size_t n) {

@@ -352,6 +352,9 @@ int store_db_open(const char *state_dir, store_db_t **ret, char *err, size_t err
                 r = make_dir(db->cache_dir);
         if (r < 0)
                 return fail(r, err, err_size, "cannot create the store folders in %s: %s", state_dir, strerror(-r));
+        /* This handle is the store's only writer from here on. */
+        (void) store__tmp_sweep(db->models_dir, NULL);
+        (void) store__tmp_sweep(db->cache_dir, NULL);
 
         /* NOMUTEX: one thread owns the handle (the storage thread). */
         int rc = sqlite3_open_v2(path, &db->db,

@@ -4,13 +4,57 @@
  * <state>/models/<sha256>.tflite, one row each. The row's path column is
  * relative to the state directory, so the state can move.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "storage-internal.h"
 
 #define MODEL_COLUMNS "sha256, name, size, path, added_at, last_used_at"
+
+/* Whether `name` is a temporary of store__file_write_atomic(): ".<name>.XXXXXX". */
+static bool tmp_name(const char *name) {
+        const char *dot = strrchr(name, '.');
+
+        return name[0] == '.' && dot && dot != name && strlen(dot + 1) == 6 && strcmp(name, ".") != 0 &&
+               strcmp(name, "..") != 0;
+}
+
+int store__tmp_sweep(const char *dir, unsigned *ret_removed) {
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        unsigned removed = 0;
+        DIR *d;
+        int r = 0;
+
+        if (dfd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        d = fdopendir(dfd);
+        if (!d)
+                return -errno;
+        dfd = -1;       /* the DIR owns it now */
+        for (struct dirent *e; (e = readdir(d));) {
+                struct stat st;
+
+                if (!tmp_name(e->d_name))
+                        continue;
+                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                /* Left by a write that never finished (a crash, a full
+                 * disk): nothing names it, nothing will finish it. */
+                if (unlinkat(dirfd(d), e->d_name, 0) < 0)
+                        r = -errno;
+                else
+                        removed++;
+        }
+        (void) closedir(d);
+        if (ret_removed)
+                *ret_removed = removed;
+        return r;
+}
 
 void store_model_done(store_model_t *m) {
         if (!m)

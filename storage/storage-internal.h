@@ -48,6 +48,10 @@ int64_t store__boottime_us(void);
 /* Write data to dir/name atomically: temp file in dir, fsync, rename over
  * name, fsync dir. 0 or -errno. */
 int store__file_write_atomic(const char *dir, const char *name, const void *data, size_t size);
+/* Remove the temporaries store__file_write_atomic() left in `dir` (a crash
+ * or a full disk mid-write); run when the store opens, before any write.
+ * 0 or the last -errno of an unlink; *ret_removed (optional) counts them. */
+int store__tmp_sweep(const char *dir, unsigned *ret_removed);
 
 /* Median of v[0..n) (n > 0; an even count gives the mean of the middle
  * two, rounded toward zero); sorts a copy. 0, -EINVAL or -ENOMEM. */

@@ -84,6 +84,22 @@ static const config_entry_t config_table[] = {
              "Largest frame payload accepted or sent; a bigger frame is a protocol error."),
         UINT("max_connections", max_connections, 1, 65536, 1024,
              "Open connections at once; further clients are accepted and closed."),
+        UINT("max_connections_per_uid", max_connections_per_uid, 1, 65536, 128,
+             "Open connections of one uid at once. Keep it below max_connections: root may connect past "
+             "max_connections (up to this), so another uid's connections never lock root out."),
+        UINT("max_fds_per_connection", max_fds_per_connection, 16, 1048576, 256,
+             "File descriptors acceld holds for one connection: registered and allocated buffers plus "
+             "fds received and not yet claimed by a request."),
+        UINT("max_fds_per_uid", max_fds_per_uid, 16, 1048576, 1024,
+             "The same over all connections of one uid, the connections themselves included."),
+        UINT("max_input_bytes_per_uid", max_input_bytes_per_uid, 64 * KIB, 64 * GIB, 256 * MIB,
+             "Bytes buffered from one uid's connections (frames not yet whole, half-sent ones included); "
+             "the connection that would pass it is answered RESOURCE_EXHAUSTED and closed."),
+        UINT("max_input_bytes", max_input_bytes, 64 * KIB, 64 * GIB, 512 * MIB,
+             "The same over every connection."),
+        UINT("max_frame_elements", max_frame_elements, 256, 16 * 1024 * 1024, 65536,
+             "Fields, repeated elements and packed values (nested ones included) one request frame may "
+             "hold; checked before it is unpacked, which also bounds its unpacked memory."),
         UINT("max_in_flight", max_in_flight, 1, 4096, 64,
              "Requests in flight per connection before acceld stops reading from it."),
         UINT("max_output_bytes", max_output_bytes, 64 * KIB, 4 * GIB, 128 * MIB,
@@ -101,11 +117,14 @@ static const config_entry_t config_table[] = {
              "arena and XNNPACK packing; folded weights are shared."),
         UINT("max_model_bytes", max_model_bytes, 1 * KIB, 4 * GIB, 1 * GIB,
              "Largest model PrepareModel accepts."),
-        UINT("max_models_per_uid", max_models_per_uid, 0, 1000000, 0,
+        UINT("max_models_per_uid", max_models_per_uid, 0, 1000000, 64,
              "Prepared models (handles) one uid may hold at once; 0 = unlimited."),
-        UINT("max_registered_bytes_per_uid", max_registered_bytes_per_uid, 0, 1024 * GIB, 0,
+        UINT("max_model_bytes_per_uid", max_model_bytes_per_uid, 0, 1024 * GIB, 2 * GIB,
+             "Bytes of the models one uid's prepared handles hold (each handle counts its model's size); "
+             "0 = unlimited."),
+        UINT("max_registered_bytes_per_uid", max_registered_bytes_per_uid, 0, 1024 * GIB, 2 * GIB,
              "Bytes of registered and allocated buffers one uid may hold; 0 = unlimited."),
-        UINT("max_queued_per_uid", max_queued_per_uid, 0, 1000000, 0,
+        UINT("max_queued_per_uid", max_queued_per_uid, 0, 1000000, 256,
              "Compilations and executions one uid may have queued or running; 0 = unlimited."),
         STR("allowed_uids", allowed_uids,
             "Comma-separated uids allowed to connect (root and acceld's uid always are); "

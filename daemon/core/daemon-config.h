@@ -40,6 +40,12 @@ typedef struct daemon_config {
         char *state_dir;                /* NULL: the default for this user */
         uint64_t max_frame_bytes;
         uint64_t max_connections;
+        uint64_t max_connections_per_uid; /* root: may pass max_connections, never this */
+        uint64_t max_fds_per_connection; /* registered buffers + fds received and not yet claimed */
+        uint64_t max_fds_per_uid;       /* the same over a uid's connections, plus the connections */
+        uint64_t max_input_bytes_per_uid; /* read buffers (half-sent frames) of a uid's connections */
+        uint64_t max_input_bytes;       /* the same over every connection */
+        uint64_t max_frame_elements;    /* fields + repeated elements one request may unpack into */
         uint64_t max_in_flight;         /* per connection */
         uint64_t max_output_bytes;      /* per connection, before reading pauses */
         uint64_t socket_mode;
@@ -51,6 +57,7 @@ typedef struct daemon_config {
         uint64_t instance_concurrency;  /* executions at once per compiled instance */
         uint64_t max_model_bytes;
         uint64_t max_models_per_uid;    /* 0 = unlimited */
+        uint64_t max_model_bytes_per_uid; /* sizes of the models a uid's handles hold; 0 = unlimited */
         uint64_t max_registered_bytes_per_uid;
         uint64_t max_queued_per_uid;
         char *allowed_uids;             /* comma-separated; NULL = everyone the socket lets in */

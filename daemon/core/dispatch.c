@@ -113,6 +113,19 @@ int daemon_request_errorf(daemon_request_t *rq, int error, const char *fmt, ...)
         return error;
 }
 
+uint64_t daemon_request_deadline_ns(const daemon_request_t *rq, bool has_deadline, uint64_t deadline_us) {
+        uint64_t ns;
+
+        if (!has_deadline || deadline_us == 0)
+                return 0;
+        /* Saturate: a deadline too far to represent is no deadline, never
+         * a wrapped-around one that has already passed. */
+        if (deadline_us > (UINT64_MAX - rq->received_ns) / 1000u)
+                return 0;
+        ns = rq->received_ns + deadline_us * 1000u;
+        return ns;
+}
+
 int daemon_request_take_fd(daemon_request_t *rq, int64_t index) {
         int fd;
 
@@ -164,7 +177,7 @@ void daemon_request_complete(daemon_request_t *rq, int r) {
         }
 
         k = daemon_conn_send(c, &rq->resp, r == 0 ? rq->out_fds : NULL, r == 0 ? rq->n_out_fds : 0);
-        if (k == -EMSGSIZE) {
+        if (k == -EMSGSIZE || k == -EMFILE) {
                 /* The reply itself is too big: say so instead. */
                 Acceld__Response small = ACCELD__RESPONSE__INIT;
 
@@ -172,14 +185,24 @@ void daemon_request_complete(daemon_request_t *rq, int r) {
                 small.request_id = rq->resp.request_id;
                 small.has_status = 1;
                 small.status = ipc_status_from_errno(-ENOBUFS);
-                small.message = (char *) "reply exceeds max_frame_bytes";
+                small.message = (char *) (k == -EMSGSIZE ? "reply exceeds max_frame_bytes"
+                                                         : "acceld is out of file descriptors for the reply's");
+                if (k == -EMFILE)
+                        small.status = ipc_status_from_errno(-EAGAIN);
                 k = daemon_conn_send(c, &small, NULL, 0);
         }
-        if (k < 0)
-                (void) log_full_errno(LOG_WARNING, k, DLOG_FIELDS(c->client_field),
-                                      "cannot queue reply to request %" PRIu64,
-                                      rq->resp.request_id);
-        else if (r < 0)
+        if (k < 0) {
+                /* A reply the client never gets would leave it waiting
+                 * forever: close the connection instead, so it knows. */
+                char why[160];
+
+                (void) snprintf(why, sizeof(why), "cannot queue the reply to request %" PRIu64 ": %s",
+                                rq->resp.request_id,
+                                k == -ENOBUFS ? "the peer is not reading its replies (max_output_bytes "
+                                                "+ max_frame_bytes queued)"
+                                              : strerror(-k));
+                daemon_conn_abort(c, why);
+        } else if (r < 0)
                 log_full(LOG_DEBUG, DLOG_FIELDS(c->client_field),
                          "request %" PRIu64 " (%s) failed: %s: %s", rq->resp.request_id,
                          daemon_request_name(rq->req->body_case), ipc_status_to_string(rq->resp.status),

@@ -65,6 +65,11 @@ char *daemon_request_printf(daemon_request_t *rq, const char *fmt, ...)
 int daemon_request_errorf(daemon_request_t *rq, int error, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
+/* The CLOCK_MONOTONIC deadline (ns, 0 = none) of a request's deadline_us,
+ * counted from its receipt; one too far to represent is none, never a
+ * wrapped-around one already missed. */
+uint64_t daemon_request_deadline_ns(const daemon_request_t *rq, bool has_deadline, uint64_t deadline_us);
+
 /* Take the request's fd number `index` (as named in its body): returns it
  * (the caller owns it) or -EBADF when the index is out of range or the fd
  * was already taken. */

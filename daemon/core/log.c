@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SD_JOURNAL_SUPPRESS_LOCATION
@@ -17,6 +20,24 @@
 #include "log.h"
 
 #define LOG_MAX_FIELDS 16
+/* Rate limit: one call site logs at most LOG_BURST messages per
+ * LOG_INTERVAL_NS; the rest are counted and reported as suppressed with
+ * the first message of the next interval. Debug messages are not limited
+ * (they are asked for). */
+#define LOG_BURST 10u
+#define LOG_INTERVAL_NS (10ull * 1000000000ull)
+#define LOG_SITES 256u
+
+typedef struct log_site {
+        const char *file;       /* __FILE__ pointer and line identify the call site */
+        int line;
+        uint64_t start_ns;
+        unsigned n;             /* logged in this interval */
+        unsigned suppressed;
+} log_site_t;
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static log_site_t log_sites[LOG_SITES];
 
 static int log_journal;
 static int log_max_level = LOG_INFO;
@@ -62,18 +83,61 @@ static const char *level_name(int level) {
         return level >= 0 && level <= LOG_DEBUG ? names[level] : "?";
 }
 
+static uint64_t log_now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* Whether the call site file:line may log now; *ret_suppressed gets how
+ * many of its messages were dropped since it last logged. */
+static bool log_site_admit(const char *file, int line, unsigned *ret_suppressed) {
+        uintptr_t h = ((uintptr_t) file >> 4) * 31u + (uintptr_t) line;
+        log_site_t *site = &log_sites[h % LOG_SITES];
+        uint64_t now = log_now_ns();
+        bool ok;
+
+        *ret_suppressed = 0;
+        pthread_mutex_lock(&log_lock);
+        if (site->file != file || site->line != line) {
+                /* A new site (or a collision, whose count is lost). */
+                *site = (log_site_t) { .file = file, .line = line, .start_ns = now };
+        } else if (now - site->start_ns >= LOG_INTERVAL_NS) {
+                *ret_suppressed = site->suppressed;
+                site->start_ns = now;
+                site->n = 0;
+                site->suppressed = 0;
+        }
+        ok = site->n < LOG_BURST;
+        if (ok)
+                site->n++;
+        else
+                site->suppressed++;
+        pthread_mutex_unlock(&log_lock);
+        return ok;
+}
+
 int daemon_log_internal(int level, int error, const char *file, int line, const char *func,
                         const char *const *fields, const char *fmt, ...) {
         int saved_errno = errno, ret = error == 0 ? 0 : -abs(error);
+        unsigned suppressed = 0;
         char msg[2048];
+        size_t n0 = 0;
         va_list ap;
 
         if (level > log_max_level) {
                 errno = saved_errno;
                 return ret;
         }
+        if (level < LOG_DEBUG && !log_site_admit(file, line, &suppressed)) {
+                errno = saved_errno;
+                return ret;
+        }
+        if (suppressed > 0)
+                n0 = (size_t) snprintf(msg, sizeof(msg), "(%u similar messages suppressed) ", suppressed);
         va_start(ap, fmt);
-        (void) vsnprintf(msg, sizeof(msg), fmt, ap);
+        (void) vsnprintf(msg + n0, sizeof(msg) - n0, fmt, ap);
         va_end(ap);
         if (error != 0) {
                 size_t n = strlen(msg);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -22,10 +23,18 @@
 #define CONN_READS_PER_WAKEUP 16
 #define ACCEPTS_PER_WAKEUP 32
 #define ACCEPT_RETRY_MS 100
+/* Unpacked size a request may reach, against its frame: protobuf-c copies
+ * bytes fields, so 1x is normal; the rest is structs and pointers. */
+#define FRAME_UNPACK_FACTOR 4u
+#define FRAME_UNPACK_SLACK (1024u * 1024u)
+/* Frames above this are unpacked on a pool thread, not the loop. */
+#define FRAME_DECODE_INLINE_MAX (1024u * 1024u)
 
 static void conn_update_poll(daemon_conn_t *c);
 static void conn_process(daemon_conn_t *c);
 static void conn_process_frames(daemon_conn_t *c);
+static bool conn_request_take(daemon_conn_t *c, Acceld__Request *req);
+static void conn_decode_start(daemon_conn_t *c, const uint8_t *payload, size_t len);
 static void conn_close(daemon_conn_t *c);
 static void server_check_drained(daemon_server_t *s);
 
@@ -36,7 +45,118 @@ void daemon_server_init(daemon_server_t *s, uv_loop_t *loop, const daemon_config
                 .listen_fd = -1,
                 .next_conn_id = 1,
                 .start_ns = uv_hrtime(),
+                .reserve_fd = -1,
         };
+}
+
+/* ---- per-uid counts ---- */
+
+static daemon_uid_conns_t *uid_conns_find(daemon_server_t *s, uid_t uid) {
+        for (daemon_uid_conns_t *u = s->uids; u; u = u->next)
+                if (u->uid == uid)
+                        return u;
+        return NULL;
+}
+
+static daemon_uid_conns_t *uid_conns_get(daemon_server_t *s, uid_t uid) {
+        daemon_uid_conns_t *u = uid_conns_find(s, uid);
+
+        if (u)
+                return u;
+        u = calloc(1, sizeof(*u));
+        if (!u)
+                return NULL;
+        u->uid = uid;
+        u->next = s->uids;
+        s->uids = u;
+        return u;
+}
+
+static void uid_conns_maybe_free(daemon_server_t *s, daemon_uid_conns_t *u) {
+        if (!u || u->n_conns > 0 || u->fds > 0 || u->input_bytes > 0)
+                return;
+        for (daemon_uid_conns_t **p = &s->uids; *p; p = &(*p)->next)
+                if (*p == u) {
+                        *p = u->next;
+                        free(u);
+                        return;
+                }
+}
+
+/* Set the read-buffer bytes charged for c to `bytes`. */
+static void conn_input_charge(daemon_conn_t *c, uint64_t bytes) {
+        daemon_server_t *s = c->server;
+
+        s->input_bytes = s->input_bytes - c->input_charged + bytes;
+        if (c->uid_conns)
+                c->uid_conns->input_bytes = c->uid_conns->input_bytes - c->input_charged + bytes;
+        c->input_charged = bytes;
+}
+
+/* Set the queued fds charged for c to `n`. */
+static void conn_fds_queued_charge(daemon_conn_t *c, uint64_t n) {
+        if (c->uid_conns)
+                c->uid_conns->fds = c->uid_conns->fds - c->fds_queued + n;
+        c->fds_queued = n;
+}
+
+/* Whether `extra` more fds fit c's caps, `slack` over them allowed; a
+ * reason naming the cap if not. */
+static int conn_fds_check(daemon_conn_t *c, uint64_t extra, uint64_t slack, char *why, size_t whylen) {
+        const daemon_config_t *cfg = c->server->config;
+        daemon_uid_conns_t *u = c->uid_conns;
+
+        if (c->fds_held + c->fds_queued + extra > cfg->max_fds_per_connection + slack) {
+                (void) snprintf(why, whylen,
+                                "connection would hold %" PRIu64 " file descriptors (max_fds_per_connection %" PRIu64 ")",
+                                c->fds_held + c->fds_queued + extra, cfg->max_fds_per_connection);
+                return -EMFILE;
+        }
+        if (u && u->n_conns + u->fds + extra > cfg->max_fds_per_uid + slack) {
+                (void) snprintf(why, whylen,
+                                "uid %u would hold %" PRIu64 " file descriptors, connections included "
+                                "(max_fds_per_uid %" PRIu64 ")",
+                                (unsigned) u->uid, u->n_conns + u->fds + extra, cfg->max_fds_per_uid);
+                return -EMFILE;
+        }
+        return 0;
+}
+
+int daemon_conn_fds_reserve(daemon_conn_t *c, unsigned n, char *why, size_t whylen) {
+        int r = conn_fds_check(c, n, 0, why, whylen);
+
+        if (r < 0)
+                return r;
+        c->fds_held += n;
+        if (c->uid_conns)
+                c->uid_conns->fds += n;
+        return 0;
+}
+
+void daemon_conn_fds_release(daemon_conn_t *c, unsigned n) {
+        if (n > c->fds_held)
+                n = (unsigned) c->fds_held;
+        c->fds_held -= n;
+        if (c->uid_conns)
+                c->uid_conns->fds -= n;
+}
+
+/* Answer a client we will not serve with one frame, then close it. The
+ * socket is new and empty, so the small frame goes in one send. */
+static void server_refuse_fd(int fd, int error, const char *why) {
+        Acceld__Response resp = ACCELD__RESPONSE__INIT;
+        ipc_writer_t w;
+
+        resp.has_request_id = 1;
+        resp.request_id = 0;
+        resp.has_status = 1;
+        resp.status = ipc_status_from_errno(error);
+        resp.message = (char *) why;
+        ipc_writer_init(&w);
+        if (ipc_writer_push(&w, &resp.base, NULL, 0, 0) == 0)
+                (void) ipc_writer_flush(&w, fd);
+        ipc_writer_done(&w);
+        (void) close(fd);
 }
 
 unsigned daemon_server_open_connections(const daemon_server_t *s) {
@@ -53,6 +173,23 @@ daemon_conn_t *daemon_conn_ref(daemon_conn_t *c) {
         if (c)
                 c->n_ref++;
         return c;
+}
+
+/* Whatever the connection still has charged goes with it, and it stops
+ * counting against its uid (requests in flight may keep it allocated). */
+static void conn_uncount(daemon_conn_t *c) {
+        daemon_uid_conns_t *u = c->uid_conns;
+
+        if (!c->decoding)
+                ipc_reader_done(&c->reader);
+        conn_input_charge(c, 0);
+        conn_fds_queued_charge(c, 0);
+        daemon_conn_fds_release(c, (unsigned) c->fds_held);
+        if (u) {
+                u->n_conns--;
+                c->uid_conns = NULL;
+                uid_conns_maybe_free(c->server, u);
+        }
 }
 
 static void conn_free(daemon_conn_t *c) {
@@ -73,7 +210,7 @@ daemon_conn_t *daemon_conn_unref(daemon_conn_t *c) {
 static bool conn_may_read(const daemon_conn_t *c) {
         const daemon_config_t *cfg = c->server->config;
 
-        return !c->closing && !c->close_after_flush && !c->server->stopping &&
+        return !c->closing && !c->close_after_flush && !c->server->stopping && !c->decoding &&
                c->n_in_flight < cfg->max_in_flight && c->writer.queued_bytes < cfg->max_output_bytes;
 }
 
@@ -95,6 +232,7 @@ static void conn_on_close(uv_handle_t *h) {
                 (void) close(c->fd);
         c->fd = -1;
         c->closed = true;
+        conn_uncount(c);
         if (c->prev)
                 c->prev->next = c->next;
         else
@@ -142,17 +280,26 @@ static void conn_flush(daemon_conn_t *c) {
         conn_maybe_finish(c);
 }
 
-/* Answer a broken frame with PROTOCOL_ERROR and close once it is sent. */
-static void conn_protocol_error(daemon_conn_t *c, uint64_t request_id, const char *why) {
+/* Answer with `error`'s status and `why` (best effort) and close once it
+ * is sent: a broken frame, or a connection over a limit. */
+static void conn_fail(daemon_conn_t *c, uint64_t request_id, int error, const char *why) {
         Acceld__Response resp = ACCELD__RESPONSE__INIT;
 
-        c->server->stats.protocol_errors++;
-        log_full(LOG_WARNING, DLOG_FIELDS(c->client_field), "protocol error, closing connection: %s",
-                 why);
+        /* No more reading: what is queued is all the peer gets. */
+        ipc_reader_close_fds(&c->reader);
+        conn_fds_queued_charge(c, 0);
+        if (error == -EPROTO) {
+                c->server->stats.protocol_errors++;
+                log_full(LOG_WARNING, DLOG_FIELDS(c->client_field), "protocol error, closing connection: %s",
+                         why);
+        } else {
+                c->server->stats.refused++;
+                log_full(LOG_WARNING, DLOG_FIELDS(c->client_field), "closing connection: %s", why);
+        }
         resp.has_request_id = 1;
         resp.request_id = request_id;
         resp.has_status = 1;
-        resp.status = ACCELD__STATUS__PROTOCOL_ERROR;
+        resp.status = ipc_status_from_errno(error);
         resp.message = (char *) why;
         /* Best effort, and not counted as a request served. */
         (void) ipc_writer_push(&c->writer, &resp.base, NULL, 0, c->server->config->max_frame_bytes);
@@ -162,12 +309,28 @@ static void conn_protocol_error(daemon_conn_t *c, uint64_t request_id, const cha
                 conn_update_poll(c);
 }
 
+static void conn_protocol_error(daemon_conn_t *c, uint64_t request_id, const char *why) {
+        conn_fail(c, request_id, -EPROTO, why);
+}
+
+void daemon_conn_abort(daemon_conn_t *c, const char *why) {
+        if (c->closing)
+                return;
+        c->server->stats.refused++;
+        log_full(LOG_WARNING, DLOG_FIELDS(c->client_field), "closing connection: %s", why);
+        conn_close(c);
+}
+
 int daemon_conn_send(daemon_conn_t *c, const Acceld__Response *resp, const int *fds, size_t n_fds) {
         daemon_server_t *s = c->server;
         int r;
 
         if (c->closing)
                 return 0;
+        /* Reading pauses at max_output_bytes, but requests already in
+         * flight still answer; past one more frame the peer is not reading. */
+        if (c->writer.queued_bytes >= s->config->max_output_bytes + s->config->max_frame_bytes)
+                return -ENOBUFS;
         r = ipc_writer_push(&c->writer, &resp->base, fds, n_fds, s->config->max_frame_bytes);
         if (r < 0)
                 return r;
@@ -203,19 +366,66 @@ static void conn_process(daemon_conn_t *c) {
                 conn_update_poll(c);
 }
 
+/*
+ * Bound what a frame unpacks into before protobuf-c allocates anything
+ * (it has no count limit of its own): a frame over max_frame_elements, or
+ * whose unpacked size would be far beyond its own, is answered
+ * RESOURCE_EXHAUSTED and the connection closed. The scan stops at the
+ * limit, so a hostile frame costs the loop little. -ENOMEM when refused.
+ */
+static int conn_frame_check(daemon_conn_t *c, const uint8_t *payload, size_t len) {
+        const daemon_config_t *cfg = c->server->config;
+        ipc_scan_limits_t lim = {
+                .max_elements = cfg->max_frame_elements,
+                .max_bytes = (uint64_t) len * FRAME_UNPACK_FACTOR + FRAME_UNPACK_SLACK,
+        };
+        ipc_scan_result_t res = {};
+        char why[256];
+        int r;
+
+        r = ipc_frame_scan(&acceld__request__descriptor, payload, len, &lim, &res);
+        if (r == -E2BIG)
+                (void) snprintf(why, sizeof(why),
+                                "request %" PRIu64 " holds more than %" PRIu64 " fields and repeated elements "
+                                "(max_frame_elements), or nests too deep",
+                                res.request_id, cfg->max_frame_elements);
+        else if (r == -ENOMEM)
+                (void) snprintf(why, sizeof(why),
+                                "request %" PRIu64 " would unpack into more than %" PRIu64 " bytes from a %zu-byte frame",
+                                res.request_id, lim.max_bytes, len);
+        else
+                return 0;       /* a payload that does not decode fails in unpack, as before */
+        ipc_reader_consume(&c->reader);
+        conn_input_charge(c, c->reader.cap);
+        conn_fail(c, res.request_id, -ENOMEM, why);
+        return -ENOMEM;
+}
+
+/* Fds left queued once every buffered byte is consumed came with frames
+ * that did not claim them: close them rather than hold them forever. */
+static void conn_drop_unclaimed_fds(daemon_conn_t *c) {
+        if (c->reader.len > 0 || c->reader.n_fds == 0)
+                return;
+        log_full(LOG_NOTICE, DLOG_FIELDS(c->client_field),
+                 "closing %zu file descriptor(s) sent with no request claiming them", c->reader.n_fds);
+        ipc_reader_close_fds(&c->reader);
+        conn_fds_queued_charge(c, 0);
+}
+
 static void conn_process_frames(daemon_conn_t *c) {
         for (;;) {
                 const uint8_t *payload;
                 Acceld__Request *req;
-                int fds[IPC_MAX_FDS_PER_FRAME];
-                size_t len, n_fds;
+                size_t len;
                 int r;
 
                 if (!conn_may_read(c))
                         break;
                 r = ipc_reader_next(&c->reader, &payload, &len);
-                if (r == 0)
+                if (r == 0) {
+                        conn_drop_unclaimed_fds(c);
                         break;
+                }
                 if (r == -EMSGSIZE) {
                         conn_protocol_error(c, 0, "frame exceeds max_frame_bytes");
                         return;
@@ -224,29 +434,142 @@ static void conn_process_frames(daemon_conn_t *c) {
                         conn_protocol_error(c, 0, "unreadable frame");
                         return;
                 }
+                if (conn_frame_check(c, payload, len) < 0)
+                        return;
+                if (len > FRAME_DECODE_INLINE_MAX) {
+                        conn_decode_start(c, payload, len);
+                        return;
+                }
                 req = acceld__request__unpack(NULL, len, payload);
-                ipc_reader_consume(&c->reader);
-                if (!req) {
-                        conn_protocol_error(c, 0, "frame does not decode as acceld.Request");
-                        return;
-                }
-                n_fds = req->num_fds;
-                if (n_fds > IPC_MAX_FDS_PER_FRAME || ipc_reader_take_fds(&c->reader, fds, n_fds) < 0) {
-                        uint64_t id = req->request_id;
-
-                        acceld__request__free_unpacked(req, NULL);
-                        conn_protocol_error(c, id, "num_fds does not match the fds received");
-                        return;
-                }
-                daemon_dispatch(c, req, fds, n_fds);
-                if (c->closing)
+                if (!conn_request_take(c, req))
                         return;
         }
 }
 
+/* Work on a decoded frame (still in the reader): consume it, take its fds
+ * and dispatch it. False when the connection cannot go on. */
+static bool conn_request_take(daemon_conn_t *c, Acceld__Request *req) {
+        int fds[IPC_MAX_FDS_PER_FRAME];
+        size_t n_fds;
+
+        ipc_reader_consume(&c->reader);
+        conn_input_charge(c, c->reader.cap);
+        if (!req) {
+                conn_protocol_error(c, 0, "frame does not decode as acceld.Request");
+                return false;
+        }
+        n_fds = req->num_fds;
+        if (n_fds > IPC_MAX_FDS_PER_FRAME || ipc_reader_take_fds(&c->reader, fds, n_fds) < 0) {
+                uint64_t id = req->request_id;
+
+                acceld__request__free_unpacked(req, NULL);
+                conn_protocol_error(c, id, "num_fds does not match the fds received");
+                return false;
+        }
+        conn_fds_queued_charge(c, c->reader.n_fds);
+        daemon_dispatch(c, req, fds, n_fds);
+        return !c->closing;
+}
+
+/* A big frame is unpacked on a libuv pool thread: copying tens of
+ * megabytes must not stall every other client. The connection reads
+ * nothing meanwhile (the payload stays in its reader, untouched) and holds
+ * a reference, so a close meanwhile only drops the result. */
+static void conn_decode_work(uv_work_t *w) {
+        daemon_conn_t *c = w->data;
+
+        c->decoded = acceld__request__unpack(NULL, c->decode_len, c->decode_payload);
+}
+
+static void conn_decode_done(uv_work_t *w, int status) {
+        daemon_conn_t *c = w->data;
+        Acceld__Request *req = c->decoded;
+
+        c->decoded = NULL;
+        c->decoding = false;
+        if (c->closing || status < 0) {
+                if (req)
+                        acceld__request__free_unpacked(req, NULL);
+                if (!c->closing)
+                        conn_close(c);
+        } else if (conn_request_take(c, req) && !c->closing) {
+                conn_process(c);
+        }
+        if (c->closed)
+                ipc_reader_done(&c->reader);
+        (void) daemon_conn_unref(c);
+}
+
+static void conn_decode_start(daemon_conn_t *c, const uint8_t *payload, size_t len) {
+        int r;
+
+        c->decode_payload = payload;
+        c->decode_len = len;
+        c->decode_work.data = c;
+        c->decoding = true;
+        r = uv_queue_work(c->server->loop, &c->decode_work, conn_decode_work, conn_decode_done);
+        if (r < 0) {
+                /* No pool: unpack here, as small frames are. */
+                c->decoding = false;
+                (void) conn_request_take(c, acceld__request__unpack(NULL, len, payload));
+                return;
+        }
+        (void) daemon_conn_ref(c);
+}
+
+/* Charge the read buffer the next recv needs against max_input_bytes_per_uid
+ * and max_input_bytes; answer and close the connection that would pass one. */
+static int conn_input_reserve(daemon_conn_t *c) {
+        daemon_server_t *s = c->server;
+        const daemon_config_t *cfg = s->config;
+        uint64_t want = ipc_reader_recv_capacity(&c->reader), extra;
+        char why[256];
+
+        if (want <= c->input_charged)
+                return 0;
+        extra = want - c->input_charged;
+        if (c->uid_conns && c->uid_conns->input_bytes + extra > cfg->max_input_bytes_per_uid)
+                (void) snprintf(why, sizeof(why),
+                                "uid %u would have %" PRIu64 " bytes of unfinished frames buffered "
+                                "(max_input_bytes_per_uid %" PRIu64 ")",
+                                (unsigned) c->peer.uid, c->uid_conns->input_bytes + extra,
+                                cfg->max_input_bytes_per_uid);
+        else if (s->input_bytes + extra > cfg->max_input_bytes)
+                (void) snprintf(why, sizeof(why),
+                                "acceld would have %" PRIu64 " bytes of unfinished frames buffered "
+                                "(max_input_bytes %" PRIu64 ")",
+                                s->input_bytes + extra, cfg->max_input_bytes);
+        else {
+                conn_input_charge(c, want);
+                return 0;
+        }
+        conn_fail(c, 0, -EAGAIN, why);
+        return -EAGAIN;
+}
+
+/* Charge fds that arrived; answer and close past a cap. One frame's worth
+ * of slack, so that a request at the cap (a RegisterBuffer) is refused with
+ * an error of its own rather than by closing its connection. */
+static int conn_fds_arrived(daemon_conn_t *c) {
+        char why[256];
+
+        if (c->reader.n_fds > c->fds_queued &&
+            conn_fds_check(c, c->reader.n_fds - c->fds_queued, IPC_MAX_FDS_PER_FRAME, why, sizeof(why)) < 0) {
+                conn_fail(c, 0, -EAGAIN, why);
+                return -EMFILE;
+        }
+        conn_fds_queued_charge(c, c->reader.n_fds);
+        return 0;
+}
+
 static void conn_read(daemon_conn_t *c) {
         for (int i = 0; i < CONN_READS_PER_WAKEUP && conn_may_read(c); i++) {
-                ssize_t n = ipc_reader_recv(&c->reader, c->fd);
+                ssize_t n;
+
+                if (conn_input_reserve(c) < 0)
+                        return;
+                n = ipc_reader_recv(&c->reader, c->fd);
+                conn_input_charge(c, c->reader.cap);
 
                 if (n == -EAGAIN || n == -EINTR)
                         break;
@@ -271,7 +594,18 @@ static void conn_read(daemon_conn_t *c) {
                         return;
                 }
                 if (n == -EPROTO) {
-                        conn_protocol_error(c, 0, "too many file descriptors queued");
+                        char why[128];
+
+                        (void) snprintf(why, sizeof(why),
+                                        "more than %u file descriptors sent ahead of the requests claiming them",
+                                        (unsigned) IPC_MAX_QUEUED_FDS);
+                        conn_fail(c, 0, -EPROTO, why);
+                        return;
+                }
+                if (n == -EMFILE) {
+                        /* Our own limit, not the peer's fault: say so. */
+                        conn_fail(c, 0, -EAGAIN, "acceld ran out of file descriptors (RLIMIT_NOFILE) "
+                                  "receiving this connection's; try again later");
                         return;
                 }
                 if (n < 0) {
@@ -281,6 +615,8 @@ static void conn_read(daemon_conn_t *c) {
                         conn_close(c);
                         return;
                 }
+                if (conn_fds_arrived(c) < 0)
+                        return;
                 conn_process(c);
                 if (c->closing || c->close_after_flush)
                         return;
@@ -340,24 +676,68 @@ static void conn_update_poll(daemon_conn_t *c) {
         c->poll_events = events;
 }
 
+/*
+ * Whether a new connection from `peer` fits the connection caps; a reason
+ * naming the cap if not. Root may pass max_connections (never its own
+ * max_connections_per_uid), so other uids filling the daemon cannot lock
+ * the administrator out.
+ */
+static int server_admit(daemon_server_t *s, const struct ucred *peer, char *why, size_t whylen) {
+        const daemon_config_t *cfg = s->config;
+        daemon_uid_conns_t *u = uid_conns_find(s, peer->uid);
+        unsigned mine = u ? u->n_conns : 0;
+
+        if (mine >= cfg->max_connections_per_uid) {
+                (void) snprintf(why, whylen, "uid %u has %u connections open (max_connections_per_uid %" PRIu64 ")",
+                                (unsigned) peer->uid, mine, cfg->max_connections_per_uid);
+                return -EAGAIN;
+        }
+        if (u && u->n_conns + u->fds >= cfg->max_fds_per_uid) {
+                (void) snprintf(why, whylen, "uid %u holds %" PRIu64 " file descriptors (max_fds_per_uid %" PRIu64 ")",
+                                (unsigned) peer->uid, u->n_conns + u->fds, cfg->max_fds_per_uid);
+                return -EAGAIN;
+        }
+        if (peer->uid != 0 && s->n_conns - s->n_closing >= cfg->max_connections) {
+                (void) snprintf(why, whylen, "%u connections open (max_connections %" PRIu64 ")",
+                                s->n_conns - s->n_closing, cfg->max_connections);
+                return -EAGAIN;
+        }
+        return 0;
+}
+
 static void conn_new(daemon_server_t *s, int fd) {
         daemon_conn_t *c;
         socklen_t len = sizeof(struct ucred);
+        struct ucred peer;
+        char why[256];
         int r;
 
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0)
+                peer = (struct ucred) { .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
+        r = server_admit(s, &peer, why, sizeof(why));
+        if (r < 0) {
+                s->stats.refused++;
+                (void) log_warning("refusing a connection from pid %d uid %u: %s", (int) peer.pid,
+                                   (unsigned) peer.uid, why);
+                server_refuse_fd(fd, r, why);
+                return;
+        }
         c = calloc(1, sizeof(*c));
-        if (!c) {
+        if (c)
+                c->uid_conns = uid_conns_get(s, peer.uid);
+        if (!c || !c->uid_conns) {
                 (void) log_error_errno(-ENOMEM, "cannot accept connection");
+                free(c);
                 (void) close(fd);
                 return;
         }
+        c->uid_conns->n_conns++;
         c->server = s;
         c->fd = fd;
         c->id = s->next_conn_id++;
         c->n_ref = 1;   /* dropped in the close callback */
         (void) snprintf(c->client_field, sizeof(c->client_field), "CLIENT_ID=%" PRIu64, c->id);
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) < 0)
-                c->peer = (struct ucred) { .pid = 0, .uid = (uid_t) -1, .gid = (gid_t) -1 };
+        c->peer = peer;
         ipc_reader_init(&c->reader, s->config->max_frame_bytes);
         ipc_writer_init(&c->writer);
 
@@ -365,6 +745,7 @@ static void conn_new(daemon_server_t *s, int fd) {
         if (r < 0) {
                 (void) log_error_errno(r, "cannot watch connection");
                 (void) close(fd);
+                conn_uncount(c);
                 conn_free(c);
                 return;
         }
@@ -412,6 +793,39 @@ static void retry_cb(uv_timer_t *t) {
                 (void) log_error("cannot resume accepting");
 }
 
+static void reserve_open(daemon_server_t *s) {
+        if (s->reserve_fd < 0)
+                s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * Out of fds: give up the reserve fd for one accept, tell that client why
+ * it is not served, close it and take the reserve back. True if a client
+ * was answered (the listening socket may have more).
+ */
+static bool server_accept_reserve(daemon_server_t *s) {
+        struct rlimit rl = {};
+        char why[256];
+        int fd;
+
+        if (s->reserve_fd < 0)
+                return false;
+        (void) close(s->reserve_fd);
+        s->reserve_fd = -1;
+        fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0) {
+                (void) getrlimit(RLIMIT_NOFILE, &rl);
+                (void) snprintf(why, sizeof(why),
+                                "acceld is out of file descriptors (RLIMIT_NOFILE %llu); try again later",
+                                (unsigned long long) rl.rlim_cur);
+                s->stats.refused++;
+                (void) log_warning("refusing a connection: %s", why);
+                server_refuse_fd(fd, -EAGAIN, why);
+        }
+        reserve_open(s);
+        return fd >= 0;
+}
+
 static void listen_poll_cb(uv_poll_t *p, int status, int events) {
         daemon_server_t *s = p->data;
 
@@ -427,6 +841,8 @@ static void listen_poll_cb(uv_poll_t *p, int status, int events) {
 
                         if (r == -EAGAIN || r == -EINTR || r == -ECONNABORTED)
                                 return;
+                        if ((r == -EMFILE || r == -ENFILE) && server_accept_reserve(s))
+                                continue;
                         (void) log_warning_errno(r, "accept failed");
                         if ((r == -EMFILE || r == -ENFILE || r == -ENOBUFS || r == -ENOMEM) &&
                             s->retry_open) {
@@ -436,12 +852,6 @@ static void listen_poll_cb(uv_poll_t *p, int status, int events) {
                                 (void) uv_timer_start(&s->retry_timer, retry_cb, ACCEPT_RETRY_MS, 0);
                         }
                         return;
-                }
-                if (s->n_conns >= s->config->max_connections) {
-                        (void) log_warning("max_connections (%" PRIu64 ") reached, refusing a client",
-                                           s->config->max_connections);
-                        (void) close(fd);
-                        continue;
                 }
                 conn_new(s, fd);
         }
@@ -582,6 +992,8 @@ int daemon_server_listen(daemon_server_t *s) {
                         return r;
         }
 
+        /* One fd kept aside, so that at EMFILE a client still gets told. */
+        reserve_open(s);
         r = uv_poll_init(s->loop, &s->listen_poll, s->listen_fd);
         if (r < 0)
                 return r;
@@ -661,6 +1073,10 @@ void daemon_server_done(daemon_server_t *s) {
         if (s->listen_fd >= 0) {
                 (void) close(s->listen_fd);
                 s->listen_fd = -1;
+        }
+        if (s->reserve_fd >= 0) {
+                (void) close(s->reserve_fd);
+                s->reserve_fd = -1;
         }
         /* Unlink only the socket we created, not one a newer acceld bound. */
         if (s->bound && s->socket_path && lstat(s->socket_path, &st) == 0 &&

@@ -32,11 +32,21 @@
 typedef struct daemon_server daemon_server_t;
 typedef struct daemon_conn daemon_conn_t;
 
+/* What one uid holds across its connections (loop thread). */
+typedef struct daemon_uid_conns {
+        uid_t uid;
+        unsigned n_conns;
+        uint64_t input_bytes;           /* read buffers charged */
+        uint64_t fds;                   /* queued unclaimed fds + fds held for it (buffers) */
+        struct daemon_uid_conns *next;
+} daemon_uid_conns_t;
+
 typedef struct daemon_stats {
         uint64_t connections_total;
         uint64_t requests_served;       /* replies sent, any status */
         uint64_t errors;                /* replies with a status other than NONE */
         uint64_t protocol_errors;       /* connections closed for bad frames */
+        uint64_t refused;               /* connections refused or cut by a limit */
 } daemon_stats_t;
 
 struct daemon_conn {
@@ -53,10 +63,19 @@ struct daemon_conn {
         char client_field[40];          /* "CLIENT_ID=<id>" for log lines */
         unsigned n_in_flight;
         unsigned n_ref;
+        daemon_uid_conns_t *uid_conns;  /* the peer's uid entry (counted in it) */
+        uint64_t input_charged;         /* reader capacity charged to the uid and server */
+        uint64_t fds_queued;            /* reader's queued fds charged */
+        uint64_t fds_held;              /* fds held for this connection (buffers) */
         bool closing;                   /* uv_close() called */
         bool closed;                    /* close callback ran */
         bool close_after_flush;         /* no more requests; close when the writer is empty */
         bool processing;                /* inside conn_process(): no re-entry */
+        bool decoding;                  /* a big frame is being unpacked on a pool thread */
+        uv_work_t decode_work;
+        const uint8_t *decode_payload;  /* in reader's buffer, which is left alone meanwhile */
+        size_t decode_len;
+        Acceld__Request *decoded;
         void *session;                  /* serving state (handles, buffers); serving.c */
 };
 
@@ -81,6 +100,9 @@ struct daemon_server {
         unsigned n_conns;               /* allocated and not yet closed */
         unsigned n_closing;             /* of those, uv_close() pending */
         uint64_t next_conn_id;
+        daemon_uid_conns_t *uids;
+        uint64_t input_bytes;           /* read buffers of every connection */
+        int reserve_fd;                 /* /dev/null kept aside to answer a client at EMFILE */
         uint64_t start_ns;              /* uv_hrtime() at init */
         daemon_stats_t stats;
         bool stopping;
@@ -146,6 +168,20 @@ daemon_conn_t *daemon_conn_unref(daemon_conn_t *c);
  * returned. Returns 0 or a negative errno (-EMSGSIZE: over the frame limit).
  */
 int daemon_conn_send(daemon_conn_t *c, const Acceld__Response *resp, const int *fds, size_t n_fds);
+
+/*
+ * Charge `n` fds acceld holds for `c` (a registered buffer) against
+ * max_fds_per_connection and max_fds_per_uid. 0, or -EMFILE with a reason
+ * naming the limit in why (nothing charged). Release them with
+ * daemon_conn_fds_release() when they go.
+ */
+int daemon_conn_fds_reserve(daemon_conn_t *c, unsigned n, char *why, size_t whylen);
+void daemon_conn_fds_release(daemon_conn_t *c, unsigned n);
+
+/* Log `why` as a warning and close `c` at once (queued replies dropped):
+ * for a connection whose state cannot go on, e.g. a reply that cannot be
+ * queued. */
+void daemon_conn_abort(daemon_conn_t *c, const char *why);
 
 /* Called by the dispatcher when a request of `c` completes: lowers the
  * in-flight count and resumes reading if it was paused. */

@@ -10,6 +10,7 @@ static int buffer_add(daemon_request_t *rq, serving_session_t *ss, int fd, size_
         const daemon_config_t *cfg = rq->server->config;
         serving_buffer_t *b;
         void *p;
+        int r;
 
         if (cfg->max_registered_bytes_per_uid > 0 &&
             ss->usage->registered_bytes + size > cfg->max_registered_bytes_per_uid)
@@ -18,13 +19,20 @@ static int buffer_add(daemon_request_t *rq, serving_session_t *ss, int fd, size_
                                              "(max_registered_bytes_per_uid %" PRIu64 ")",
                                              (unsigned) ss->usage->uid, ss->usage->registered_bytes + size,
                                              cfg->max_registered_bytes_per_uid);
+        r = serving__buffer_admit(rq);
+        if (r < 0)
+                return r;
         p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (p == MAP_FAILED)
-                return daemon_request_errorf(rq, -errno == -EACCES ? -EACCES : -EINVAL,
-                                             "cannot map the buffer read-write: %s", strerror(errno));
+        if (p == MAP_FAILED) {
+                r = -errno;
+                daemon_conn_fds_release(rq->conn, 1);
+                return daemon_request_errorf(rq, r == -EACCES ? -EACCES : -EINVAL,
+                                             "cannot map the buffer read-write: %s", strerror(-r));
+        }
         b = calloc(1, sizeof(*b));
         if (!b) {
                 (void) munmap(p, size);
+                daemon_conn_fds_release(rq->conn, 1);
                 return -ENOMEM;
         }
         b->id = ss->sv->next_buffer++;
@@ -102,6 +110,7 @@ int daemon_unregister_buffer_handle(daemon_request_t *rq) {
                 *p = b->next;
                 ss->sv->registered_bytes -= b->size;
                 ss->usage->registered_bytes -= b->size;
+                daemon_conn_fds_release(rq->conn, 1);
                 /* Executes using it keep the mapping until they finish. */
                 serving__buffer_unref(ss->sv, b);
                 out = daemon_request_alloc(rq, sizeof(*out));

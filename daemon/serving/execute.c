@@ -393,7 +393,7 @@ int daemon_execute_handle(daemon_request_t *rq) {
         }
         j->instance = daemon_instance_ref(&ss->sv->models, inst);
         j->job.priority = serving__priority_of(in->has_priority ? in->priority : 0, h->priority);
-        j->job.deadline_ns = in->has_deadline_us && in->deadline_us > 0 ? rq->received_ns + in->deadline_us * 1000 : 0;
+        j->job.deadline_ns = daemon_request_deadline_ns(rq, in->has_deadline_us, in->deadline_us);
         j->job.run = execute_run;
         j->job.done = execute_done;
         j->job.resource = &inst->exec_slots;

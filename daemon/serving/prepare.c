@@ -223,8 +223,16 @@ static void prepare_run(daemon_job_t *job) {
                                 job->result = -EINVAL;
                                 return;
                         }
-                        if (k < 0 && k != -ENODEV)
-                                log_warning("cannot store model %s: %s", m->sha256, strerror(-k));
+                        if (k < 0 && k != -ENODEV) {
+                                /* A named model the store did not keep could
+                                 * not be prepared by name later: an error,
+                                 * not a success (ENOSPC, EIO, ...). */
+                                (void) snprintf(j->err, sizeof(j->err), "cannot store model '%s': %s",
+                                                j->src.name, strerror(-k));
+                                (void) daemon_instance_unref(&j->sv->models, inst);
+                                job->result = k;
+                                return;
+                        }
                 }
         }
         if (r == 0 && j->cache_key[0] && !j->from_cache) {
@@ -268,6 +276,18 @@ static void prepare_done(daemon_job_t *job, int r) {
                 serving__job_complete(j, r < 0 ? r : -ECONNRESET);
                 return;
         }
+        {
+                uint64_t max = rq->server->config->max_model_bytes_per_uid;
+
+                if (max > 0 && ss->usage->model_bytes + inst->model->size > max) {
+                        ss->usage->prepared--;
+                        (void) snprintf(j->err, sizeof(j->err),
+                                        "uid %u would hold %" PRIu64 " bytes of prepared models (max_model_bytes_per_uid %" PRIu64 ")",
+                                        (unsigned) ss->usage->uid, ss->usage->model_bytes + inst->model->size, max);
+                        serving__job_complete(j, -EDQUOT);
+                        return;
+                }
+        }
         out = daemon_request_alloc(rq, sizeof(*out));
         h = calloc(1, sizeof(*h));
         if (!out || !h) {
@@ -280,6 +300,8 @@ static void prepare_done(daemon_job_t *job, int r) {
         j->instance = NULL;
         h->id = ss->sv->next_handle++;
         h->instance = inst;
+        h->usage = ss->usage;
+        ss->usage->model_bytes += inst->model->size;
         h->priority = j->priority;
         h->next = ss->handles;
         ss->handles = h;
@@ -414,7 +436,7 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 j->src.name = in->name;
         j->priority = serving__priority_of(in->has_priority ? in->priority : 0, 2);
         j->job.priority = j->priority;
-        j->job.deadline_ns = in->has_deadline_us && in->deadline_us > 0 ? rq->received_ns + in->deadline_us * 1000 : 0;
+        j->job.deadline_ns = daemon_request_deadline_ns(rq, in->has_deadline_us, in->deadline_us);
         j->job.run = prepare_run;
         j->job.done = prepare_done;
         ss->usage->prepared++;

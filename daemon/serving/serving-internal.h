@@ -38,6 +38,7 @@ typedef struct serving_handle {
         uint64_t id;
         daemon_instance_t *instance;    /* one reference */
         int priority;                   /* default for its executes */
+        daemon_uid_usage_t *usage;      /* charged h->instance->model->size */
         /* After ResizeInputs: this handle's shapes (owned); NULL = the
          * model's declared shapes (inst->inputs/outputs). */
         daemon_tensor_info_t *inputs, *outputs;
@@ -140,5 +141,9 @@ serving_job_t *serving__job_new(daemon_request_t *rq, serving_session_t *ss);
 int serving__job_submit(daemon_request_t *rq, serving_session_t *ss, serving_job_t *j, const char *queue);
 int serving__priority_of(Acceld__Priority p, int def);
 int serving__queue_check(daemon_request_t *rq, serving_session_t *ss);
+/* Charge the fd of a buffer about to be registered against the connection's
+ * and uid's fd caps (release: daemon_conn_fds_release(conn, 1)); an error
+ * naming the cap (RESOURCE_EXHAUSTED) if it does not fit. */
+int serving__buffer_admit(daemon_request_t *rq);
 serving_session_t *serving__session_get(daemon_request_t *rq);
 Acceld__TensorInfo **serving__tensor_infos(daemon_request_t *rq, const daemon_tensor_info_t *v, int32_t n);

@@ -25,6 +25,7 @@
 typedef struct daemon_uid_usage {
         uid_t uid;
         unsigned prepared;              /* handles, plus prepares in flight */
+        uint64_t model_bytes;           /* sizes of the models its handles hold */
         uint64_t registered_bytes;
         unsigned queued;                /* jobs queued or running */
         struct daemon_uid_usage *next;

@@ -84,6 +84,8 @@ void serving__infos_free(daemon_tensor_info_t *v, int32_t n) {
 }
 
 void serving__handle_free(daemon_serving_t *sv, serving_handle_t *h) {
+        if (h->usage)
+                h->usage->model_bytes -= h->instance->model->size;
         serving__infos_free(h->inputs, h->instance->n_inputs);
         serving__infos_free(h->outputs, h->instance->n_outputs);
         (void) daemon_instance_unref(&sv->models, h->instance);
@@ -154,6 +156,7 @@ static void on_conn_close(daemon_conn_t *c) {
                 ss->buffers = b->next;
                 sv->registered_bytes -= b->size;
                 ss->usage->registered_bytes -= b->size;
+                daemon_conn_fds_release(c, 1);
                 serving__buffer_unref(sv, b);
         }
         c->session = NULL;
@@ -387,6 +390,15 @@ serving_job_t *serving__job_new(daemon_request_t *rq, serving_session_t *ss) {
         j->job.request_id = rq->req->request_id;
         rt_settings_init(&j->settings);
         return j;
+}
+
+int serving__buffer_admit(daemon_request_t *rq) {
+        char why[256];
+        int r = daemon_conn_fds_reserve(rq->conn, 1, why, sizeof(why));
+
+        if (r < 0)
+                return daemon_request_errorf(rq, -EAGAIN, "%s", why);
+        return 0;
 }
 
 int serving__queue_check(daemon_request_t *rq, serving_session_t *ss) {
