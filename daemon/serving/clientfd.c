@@ -76,7 +76,7 @@ static ssize_t stream_read(int fd, void *buf, size_t n, uint64_t deadline_ns, bo
                                 return k;
                         if (errno == EINTR)
                                 continue;
-                        if (errno == EOPNOTSUPP)
+                        if (errno == EOPNOTSUPP || errno == ENOSYS)
                                 *nowait = false;
                         else if (errno != EAGAIN)
                                 return -errno;
