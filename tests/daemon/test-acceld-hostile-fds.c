@@ -105,6 +105,15 @@ static uint64_t send_or_die(harness_client_t *c, Acceld__Request *req, const int
 
 #define resp_free harness_resp_free
 
+/* A loop count, times HOSTILE_FDS_SCALE when set (longer soak runs by
+ * hand; the suite runs the bounded default). */
+static int rounds_of(int n) {
+        const char *e = getenv("HOSTILE_FDS_SCALE");
+        int k = e ? atoi(e) : 1;
+
+        return k > 1 ? n * k : n;
+}
+
 /* ---- models and fds ---- */
 
 /* out = in * 2 + 1 on float[1,4]. */
@@ -325,10 +334,11 @@ START_TEST(test_hostile_fds_truncated_memfd_prepare_and_ops) {
         int fd = memfd_with(bytes, size);
         unsigned ok = 0, refused = 0;
         unsigned long rounds;
+        int n = rounds_of(TRUNCATED_REQUESTS);
 
         harness_client_open(&c, d.sock);
         truncators_start(t, fd, bytes, size, &stop);
-        for (int i = 0; i < TRUNCATED_REQUESTS; i++) {
+        for (int i = 0; i < n; i++) {
                 /* Every other one GetSupportedOperations; the rest
                  * PrepareModel with the daemon's choice (a benchmark
                  * decision hashes the fd first) or the reference kernels. */
@@ -350,7 +360,7 @@ START_TEST(test_hostile_fds_truncated_memfd_prepare_and_ops) {
         rounds = truncators_stop(t, &stop);
         harness_client_close(&c);
         fprintf(stderr, "hostile-fds: truncated memfd: %d requests (%u answered ok, %u refused) during %lu "
-                "truncation rounds by %d threads, 0 daemon deaths\n", TRUNCATED_REQUESTS, ok, refused, rounds,
+                "truncation rounds by %d threads, 0 daemon deaths\n", n, ok, refused, rounds,
                 TRUNCATORS);
         /* The same fd, left whole, is a model again. */
         ck_assert_int_eq(ftruncate(fd, 0), 0);
@@ -379,9 +389,10 @@ START_TEST(test_hostile_fds_shrink_then_seal_prepare) {
         size_t size;
         uint8_t *bytes = model_large(&size);
         unsigned ok = 0, refused = 0;
+        int n = rounds_of(SEAL_RACES);
 
         harness_client_open(&c, d.sock);
-        for (int i = 0; i < SEAL_RACES; i++) {
+        for (int i = 0; i < n; i++) {
                 int fd = memfd_with(bytes, size);
                 uint64_t id = send_prepare_fd(&c, fd, i % 2 ? NULL : "{\"delegate\": \"NONE\"}", 0);
                 Acceld__Response *r;
@@ -403,7 +414,7 @@ START_TEST(test_hostile_fds_shrink_then_seal_prepare) {
         }
         harness_client_close(&c);
         fprintf(stderr, "hostile-fds: shrink+seal during PrepareModel: %d attempts (%u ok, %u refused), "
-                "0 daemon deaths\n", SEAL_RACES, ok, refused);
+                "0 daemon deaths\n", n, ok, refused);
         assert_serving("after shrink+seal during PrepareModel");
         free(bytes);
 }
@@ -416,10 +427,11 @@ START_TEST(test_hostile_fds_shrink_then_seal_buffer) {
         harness_client_t c;
         uint64_t h;
         unsigned registered = 0, refused = 0, executed = 0;
+        int n = rounds_of(BUFFER_RACES);
 
         harness_client_open(&c, d.sock);
         h = prepare_small(&c);
-        for (int i = 0; i < BUFFER_RACES; i++) {
+        for (int i = 0; i < n; i++) {
                 int fd = memfd_create("hostile-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
                 uint64_t id;
                 Acceld__Response *r;
@@ -463,7 +475,7 @@ START_TEST(test_hostile_fds_shrink_then_seal_buffer) {
         }
         harness_client_close(&c);
         fprintf(stderr, "hostile-fds: shrink+seal during RegisterBuffer: %d attempts (%u registered at their sealed "
-                "size and executed, %u refused as unsealed), 0 daemon deaths\n", BUFFER_RACES, registered, refused);
+                "size and executed, %u refused as unsealed), 0 daemon deaths\n", n, registered, refused);
         ck_assert_uint_eq(registered, executed);
         assert_serving("after shrink+seal during RegisterBuffer");
 }
@@ -551,10 +563,11 @@ START_TEST(test_hostile_fds_file_rewritten_during_accelctl_ops) {
         uint8_t *bytes = model_large(&size);
         char *path = harness_write_file(&d, "rewritten.tflite", bytes, size);
         unsigned ok = 0;
+        int n = rounds_of(OPS_RUNS);
 
         w.path = path, w.bytes = bytes, w.size = size;
         ck_assert_int_eq(pthread_create(&w.thread, NULL, rewrite_loop, &w), 0);
-        for (int i = 0; i < OPS_RUNS; i++) {
+        for (int i = 0; i < n; i++) {
                 const char *argv[] = { harness_accelctl(), "--socket", d.sock, "ops", path, NULL };
                 char *out = NULL;
                 int st = harness_run(argv, &out);
@@ -567,7 +580,7 @@ START_TEST(test_hostile_fds_file_rewritten_during_accelctl_ops) {
         atomic_store(&w.stop, true);
         ck_assert_int_eq(pthread_join(w.thread, NULL), 0);
         fprintf(stderr, "hostile-fds: accelctl ops on a file rewritten %lu times: %d runs (%u succeeded), "
-                "0 daemon deaths\n", w.rounds, OPS_RUNS, ok);
+                "0 daemon deaths\n", w.rounds, n, ok);
         assert_serving("after accelctl ops on a rewritten file");
         free(path);
         free(bytes);
