@@ -405,24 +405,8 @@ int rt_model_load_buffer(const void *buf, size_t size, bool copy, rt_model_t **r
         return load(m, ret, err, err_size);
 }
 
-int rt_model_load_fd(int fd, rt_model_t **ret, char *err, size_t err_size) {
-        if (err && err_size)
-                err[0] = '\0';
-        if (fd < 0 || !ret)
-                return load_error(err, err_size, "invalid arguments");
-        struct stat st;
-        if (fstat(fd, &st) < 0) {
-                int r = -errno;
-                (void) load_error(err, err_size, "cannot stat the model: %s", strerror(-r));
-                return r;
-        }
-        if (!S_ISREG(st.st_mode))
-                return load_error(err, err_size, "not a regular file");
-        if (st.st_size < 8)
-                return load_error(err, err_size, "not a TFLite model: %lld bytes is too small", (long long) st.st_size);
-        if ((uint64_t) st.st_size > SIZE_MAX)
-                return load_error(err, err_size, "model file too large");
-        size_t size = (size_t) st.st_size;
+/* Map `size` bytes of fd and load them. */
+static int load_mapped(int fd, size_t size, rt_model_t **ret, char *err, size_t err_size) {
         void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) {
                 int r = -errno;
@@ -441,6 +425,71 @@ int rt_model_load_fd(int fd, rt_model_t **ret, char *err, size_t err_size) {
         return load(m, ret, err, err_size);
 }
 
+/* fstat fd: a regular file of at least 8 bytes; its size in *ret_size. */
+static int regular_size(int fd, size_t *ret_size, char *err, size_t err_size) {
+        struct stat st;
+        if (fstat(fd, &st) < 0) {
+                int r = -errno;
+                (void) load_error(err, err_size, "cannot stat the model: %s", strerror(-r));
+                return r;
+        }
+        if (!S_ISREG(st.st_mode))
+                return load_error(err, err_size, "not a regular file");
+        if (st.st_size < 8)
+                return load_error(err, err_size, "not a TFLite model: %lld bytes is too small", (long long) st.st_size);
+        if ((uint64_t) st.st_size > SIZE_MAX)
+                return load_error(err, err_size, "model file too large");
+        *ret_size = (size_t) st.st_size;
+        return 0;
+}
+
+int rt_model_load_fd(int fd, rt_model_t **ret, char *err, size_t err_size) {
+        const int sealed = F_SEAL_SHRINK | F_SEAL_WRITE;
+        size_t size, got = 0;
+        int r;
+
+        if (err && err_size)
+                err[0] = '\0';
+        if (fd < 0 || !ret)
+                return load_error(err, err_size, "invalid arguments");
+        /* Seals before the size: once a memfd can neither shrink nor change,
+         * its size is final and a mapping of it can never fault. */
+        int seals = fcntl(fd, F_GET_SEALS);
+        bool map = seals >= 0 && (seals & sealed) == sealed;
+        r = regular_size(fd, &size, err, err_size);
+        if (r < 0)
+                return r;
+        if (map)
+                return load_mapped(fd, size, ret, err, err_size);
+        /* Anything else can be truncated or rewritten under a mapping (a
+         * SIGBUS, or bytes changing after verification): read a copy. */
+        rt_model_t *m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->owned_buf = malloc(size);
+        if (!m->owned_buf) {
+                free(m);
+                return -ENOMEM;
+        }
+        while (got < size) {
+                ssize_t n = pread(fd, (uint8_t *) m->owned_buf + got, size - got, (off_t) got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        rt_model_free(m);
+                        (void) load_error(err, err_size, "cannot read the model: %s", strerror(-r));
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                got += (size_t) n;
+        }
+        m->buf = m->owned_buf;
+        m->size = got;
+        return load(m, ret, err, err_size);
+}
+
 int rt_model_load_file(const char *path, rt_model_t **ret, char *err, size_t err_size) {
         if (err && err_size)
                 err[0] = '\0';
@@ -453,5 +502,12 @@ int rt_model_load_file(const char *path, rt_model_t **ret, char *err, size_t err
                         (void) snprintf(err, err_size, "cannot open %s: %s", path, strerror(-r));
                 return r;
         }
-        return rt_model_load_fd(fd, ret, err, err_size);
+        /* The caller's own file, mapped in place (a file another process
+         * truncates meanwhile faults this caller; acceld never loads a
+         * client's file by path). */
+        size_t size;
+        int r = regular_size(fd, &size, err, err_size);
+        if (r < 0)
+                return r;
+        return load_mapped(fd, size, ret, err, err_size);
 }

@@ -200,8 +200,10 @@ void bench_driver_versions(char *buf, size_t size) {
 
 /* ---- one candidate in a child ---- */
 
+/* Written once, then sealed: the worker maps the model in place
+ * (rt_model_load_fd() copies an fd that could still change). */
 static int memfd_with(const char *name, const void *data, size_t size) {
-        int fd = memfd_create(name, MFD_CLOEXEC);
+        int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
         const uint8_t *p = data;
         size_t left = size;
 
@@ -220,6 +222,7 @@ static int memfd_with(const char *name, const void *data, size_t size) {
                 p += k;
                 left -= (size_t) k;
         }
+        (void) fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
         if (lseek(fd, 0, SEEK_SET) < 0) {
                 int r = -errno;
                 (void) close(fd);

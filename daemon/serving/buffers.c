@@ -3,6 +3,7 @@
  * Shared-memory buffers (register, unregister, allocate) and Cancel.
  */
 #include "serving-internal.h"
+#include "clientfd.h"
 
 /* ---- buffers ---- */
 
@@ -59,8 +60,9 @@ int daemon_register_buffer_handle(daemon_request_t *rq) {
         serving_session_t *ss = serving__session_get(rq);
         Acceld__RegisterBufferResponse *out;
         serving_buffer_t *b;
-        struct stat st;
-        int fd, seals, r;
+        char err[256] = "";
+        size_t size;
+        int fd, r;
 
         if (!ss)
                 return -ENOMEM;
@@ -68,19 +70,14 @@ int daemon_register_buffer_handle(daemon_request_t *rq) {
         if (fd < 0)
                 return daemon_request_errorf(rq, -EINVAL, "RegisterBuffer needs a memfd sent with the request "
                                              "(fd index %d of %zu)", in->has_fd ? in->fd : 0, rq->n_fds);
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-            (uint64_t) st.st_size > BUFFER_MAX_BYTES) {
+        /* A region that can shrink under a mapping would SIGBUS the daemon:
+         * sealed first, sized after (clientfd.h). */
+        r = daemon_clientfd_buffer(fd, BUFFER_MAX_BYTES, &size, err, sizeof(err));
+        if (r < 0) {
                 (void) close(fd);
-                return daemon_request_errorf(rq, -EINVAL, "the buffer must be a non-empty memfd of at most 4 GiB");
+                return daemon_request_errorf(rq, r, "%s", err);
         }
-        /* A region that can shrink under a mapping would SIGBUS the daemon. */
-        seals = fcntl(fd, F_GET_SEALS);
-        if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-                (void) close(fd);
-                return daemon_request_errorf(rq, -EINVAL,
-                                             "the buffer must be a memfd sealed with F_SEAL_SHRINK");
-        }
-        r = buffer_add(rq, ss, fd, (size_t) st.st_size, &b);
+        r = buffer_add(rq, ss, fd, size, &b);
         if (r < 0) {
                 (void) close(fd);
                 return r;

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "cleanup.h"
+#include "clientfd.h"
 #include "models.h"
 #include "host.h"
 #include "quarantine.h"
@@ -94,18 +95,13 @@ static daemon_model_t *model_find_locked(daemon_models_t *t, const char *sha) {
         return NULL;
 }
 
-static bool fd_sealed(int fd) {
-        int seals = fcntl(fd, F_GET_SEALS);
-
-        return seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) == (F_SEAL_WRITE | F_SEAL_SHRINK);
-}
-
-
 /*
- * Look at the bytes of `src` and hash them without copying: an fd is
- * mapped read-only, inline bytes are used where they are. *ret gets a new,
- * unlinked daemon_model_t whose bytes are borrowed (view, view_size) until
- * model_bytes_own() is called; model_free() drops the view.
+ * Look at the bytes of `src` and hash them: an fd is taken through
+ * daemon_clientfd_model() (a memfd that can neither shrink nor change,
+ * the client's own or acceld's sealed copy) and mapped read-only; inline
+ * bytes are used where they are. *ret gets a new, unlinked daemon_model_t
+ * whose inline bytes are borrowed (view, view_size) until model_bytes_own()
+ * is called; model_free() drops the mapping.
  */
 static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src, daemon_model_t **ret,
                             const void **ret_view, char *err, size_t err_size) {
@@ -115,48 +111,22 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
                 return -ENOMEM;
         m->wcache = t->wcache;
         if (src->fd >= 0) {
-                struct stat st;
+                _cleanup_close_ int fd = -1;
                 void *p;
+                int r;
 
-                if (fstat(src->fd, &st) < 0)
-                        return -errno;
-                if (!S_ISREG(st.st_mode)) {
-                        (void) snprintf(err, err_size, "the model fd is not a regular file or memfd");
-                        return -EINVAL;
+                r = daemon_clientfd_model(src->fd, t->max_model_bytes, 0, &fd, &m->size, err, err_size);
+                if (r < 0)
+                        return r;
+                p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, fd, 0);
+                if (p == MAP_FAILED) {
+                        r = -errno;
+                        (void) snprintf(err, err_size, "cannot map the model fd: %s", strerror(-r));
+                        return r;
                 }
-                if (st.st_size <= 0) {
-                        (void) snprintf(err, err_size, "the model file is empty");
-                        return -EINVAL;
-                }
-                if ((uint64_t) st.st_size > t->max_model_bytes) {
-                        (void) snprintf(err, err_size, "model of %lld bytes exceeds max_model_bytes (%zu)",
-                                        (long long) st.st_size, t->max_model_bytes);
-                        return -EDQUOT;
-                }
-                m->size = (size_t) st.st_size;
-                if (fd_sealed(src->fd)) {
-                        /* Nobody can change it: map it and use it in place. */
-                        p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, src->fd, 0);
-                        if (p == MAP_FAILED) {
-                                int r = -errno;
-
-                                (void) snprintf(err, err_size, "cannot map the model fd: %s", strerror(-r));
-                                return r;
-                        }
-                        m->map = p;
-                        m->map_size = m->size;
-                        *ret_view = p;
-                } else {
-                        /* pread, not mmap: a file truncated meanwhile must
-                         * not SIGBUS the daemon. */
-                        int r = acc_sha256_fd(src->fd, m->size, m->sha256, NULL);
-
-                        if (r < 0) {
-                                (void) snprintf(err, err_size, "cannot read the model fd: %s", strerror(-r));
-                                return r;
-                        }
-                        *ret_view = NULL;
-                }
+                m->map = p;
+                m->map_size = m->size;
+                *ret_view = p;
         } else {
                 if (src->size == 0) {
                         (void) snprintf(err, err_size, "the model is empty");
@@ -170,8 +140,7 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
                 m->size = src->size;
                 *ret_view = src->bytes;
         }
-        if (*ret_view)
-                acc_sha256_hex(*ret_view, m->size, m->sha256);
+        acc_sha256_hex(*ret_view, m->size, m->sha256);
         if (src->name) {
                 m->name = strdup(src->name);
                 if (!m->name) {
@@ -184,40 +153,17 @@ static int model_bytes_view(daemon_models_t *t, const daemon_model_source_t *src
 }
 
 /*
- * Make the model's bytes its own before it is loaded and shared. A sealed
- * memfd stays mapped; an unsealed fd is read into memory and hashed again,
- * so a file changed between the hash and the copy cannot be shared under
- * the first hash; inline bytes are copied (the request goes away).
+ * Make the model's bytes its own before it is loaded and shared. A mapped
+ * fd is already sealed for good (model_bytes_view()); inline bytes are
+ * copied (the request goes away).
  */
-static int model_bytes_own(daemon_model_t *m, const daemon_model_source_t *src, const void *view, char *err,
-                           size_t err_size) {
-        char sha[ACC_SHA256_HEX_SIZE];
-
+static int model_bytes_own(daemon_model_t *m, const void *view) {
         if (m->map)
                 return 0;
         m->copy = malloc(m->size);
         if (!m->copy)
                 return -ENOMEM;
-        if (view) {
-                memcpy(m->copy, view, m->size);
-                return 0;
-        }
-        for (size_t off = 0; off < m->size;) {
-                ssize_t n = pread(src->fd, (uint8_t *) m->copy + off, m->size - off, (off_t) off);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0) {
-                        (void) snprintf(err, err_size, "the model file changed while it was read");
-                        return n < 0 ? -errno : -EINVAL;
-                }
-                off += (size_t) n;
-        }
-        acc_sha256_hex(m->copy, m->size, sha);
-        if (strcmp(sha, m->sha256) != 0) {
-                (void) snprintf(err, err_size, "the model file changed while it was read");
-                return -EINVAL;
-        }
+        memcpy(m->copy, view, m->size);
         return 0;
 }
 
@@ -483,7 +429,7 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
                         return -ENOENT;
                 }
                 /* A new model: only now are its bytes copied (if at all). */
-                r = model_bytes_own(fresh, src, view, err, err_size);
+                r = model_bytes_own(fresh, view);
                 if (r == 0)
                         r = rt_model_load_buffer(fresh->map ? fresh->map : fresh->copy, fresh->size, false,
                                                  &fresh->rt, err, err_size);

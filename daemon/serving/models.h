@@ -116,7 +116,8 @@ typedef struct daemon_models {
 } daemon_models_t;
 
 /* Where a model comes from: exactly one of bytes (borrowed), fd (borrowed;
- * mmapped read-only) or sha256 (a model already in the table). */
+ * taken through daemon_clientfd_model(), so mapped only once it can no
+ * longer change) or sha256 (a model already in the table). */
 typedef struct daemon_model_source {
         const void *bytes;
         size_t size;
@@ -147,7 +148,8 @@ int daemon_settings_store_key(const rt_settings_t *s, char **ret);
  * existing instance was reused. Worker thread. 0; -EINVAL with the
  * reader's or interpreter's message (malformed model, unknown custom op);
  * -ENOENT (sha256 not in the table); -EDQUOT (over max_model_bytes);
- * -ENODEV (delegate unavailable); -ENOMEM; -errno from fstat/mmap.
+ * -ENODEV (delegate unavailable); -ETIMEDOUT (an fd that did not end in
+ * time); -ENOMEM; -errno from reading or mapping the fd.
  */
 int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, const rt_settings_t *settings,
                           daemon_instance_t **ret, bool *ret_shared, char *err, size_t err_size);

@@ -4,6 +4,7 @@
  * from bytes, an fd, the store or a cache token, and the shared instance.
  */
 #include "serving-internal.h"
+#include "clientfd.h"
 
 /* ---- settings ---- */
 
@@ -131,6 +132,22 @@ static void prepare_run(daemon_job_t *job) {
         daemon_instance_t *inst = NULL;
         int r;
 
+        if (j->model_fd >= 0) {
+                /* Before anything reads it (a benchmark decision hashes it
+                 * first): bytes that can no longer change, bounded in size
+                 * and time (clientfd.h). */
+                size_t size;
+                int fd;
+
+                r = daemon_clientfd_model(j->model_fd, j->sv->models.max_model_bytes, j->job.deadline_ns, &fd, &size,
+                                          j->err, sizeof(j->err));
+                if (r < 0) {
+                        job->result = r;
+                        return;
+                }
+                (void) close(j->model_fd);
+                j->model_fd = j->src.fd = fd;
+        }
         if (j->from_cache) {
                 /* NNAPI prepareModelFromCache: the verified record names
                  * the stored model and the settings to prepare with. */

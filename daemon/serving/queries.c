@@ -4,6 +4,7 @@
  * model answered on a worker.
  */
 #include "serving-internal.h"
+#include "clientfd.h"
 #include "graph.h"
 #include "resolver.h"
 
@@ -161,9 +162,17 @@ static void ops_run(daemon_job_t *job) {
         int n_unresolved = -1; /* not asked yet */
         int r;
 
-        if (j->model_fd >= 0)
-                r = rt_model_load_fd(j->model_fd, &m, j->err, sizeof(j->err));
-        else
+        if (j->model_fd >= 0) {
+                /* Never the client's pages as they are: a file it can
+                 * still truncate would SIGBUS acceld (clientfd.h). */
+                _cleanup_close_ int fd = -1;
+                size_t size;
+
+                r = daemon_clientfd_model(j->model_fd, j->sv->models.max_model_bytes, j->job.deadline_ns, &fd,
+                                          &size, j->err, sizeof(j->err));
+                if (r == 0)
+                        r = rt_model_load_fd(fd, &m, j->err, sizeof(j->err));
+        } else
                 r = rt_model_load_buffer(j->src.bytes, j->src.size, true, &m, j->err, sizeof(j->err));
         if (r < 0)
                 goto fail;

@@ -136,14 +136,22 @@ struct rt_model {
  * come from the driver ABI, <accel/driver.h>. */
 
 /*
- * Map `path` read-only and load it. On failure returns a negative errno
- * (-EINVAL for a malformed model, -ENOENT etc. from open) and, if `err` is
- * non-NULL, writes a NUL-terminated message of at most `err_size` bytes that
- * names the fault ("tensor 12: buffer 99 out of range (57 buffers)").
+ * Map `path` read-only and load it (the caller's own file: truncated by
+ * another process meanwhile, it faults the caller). On failure returns a
+ * negative errno (-EINVAL for a malformed model, -ENOENT etc. from open)
+ * and, if `err` is non-NULL, writes a NUL-terminated message of at most
+ * `err_size` bytes that names the fault ("tensor 12: buffer 99 out of range
+ * (57 buffers)").
  */
 int rt_model_load_file(const char *path, rt_model_t **ret, char *err, size_t err_size);
 
-/* Map an already-open fd (the caller keeps its fd). Same contract. */
+/*
+ * Load from an already-open fd (the caller keeps its fd). Same contract. A
+ * memfd sealed with F_SEAL_SHRINK and F_SEAL_WRITE is mapped (its seals are
+ * read before its size); any other regular file is read into a private copy
+ * with pread, since it could be truncated (SIGBUS) or rewritten (bytes
+ * changing after verification) under a mapping.
+ */
 int rt_model_load_fd(int fd, rt_model_t **ret, char *err, size_t err_size);
 
 /*

@@ -2,6 +2,8 @@
 /* Round trips: build a model with tflite-builder, load it, check every field. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -346,6 +348,41 @@ START_TEST(test_builder_load_file_and_fd) {
 }
 END_TEST
 
+/* rt_model_load_fd() maps only a memfd that can neither shrink nor change;
+ * any other file is read into a private copy, so truncating it afterwards
+ * (or while it is loaded) cannot fault the loader. */
+START_TEST(test_builder_load_fd_maps_only_sealed_memfds) {
+        static const int seals[] = { 0, F_SEAL_SHRINK, F_SEAL_WRITE, F_SEAL_SHRINK | F_SEAL_WRITE };
+        tfb_t *b = tfb_new();
+        int32_t x = tfb_tensor(b, RT_TYPE_INT16, "x", 1, TFB_DIMS(3));
+        tfb_io(b, TFB_IDS(x), 1, TFB_IDS(x), 1);
+        size_t size;
+        uint8_t *bytes = tfb_finish(b, &size);
+        tfb_free(b);
+
+        for (size_t k = 0; k < sizeof(seals) / sizeof(seals[0]); k++) {
+                int fd = memfd_create("test-reader", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+                rt_model_t *m = NULL;
+                char err[128] = "";
+                bool sealed = seals[k] == (F_SEAL_SHRINK | F_SEAL_WRITE);
+
+                ck_assert_int_ge(fd, 0);
+                ck_assert_int_eq(write(fd, bytes, size), (ssize_t) size);
+                if (seals[k])
+                        ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, seals[k]), 0);
+                ck_assert_msg(rt_model_load_fd(fd, &m, err, sizeof(err)) == 0, "%s", err);
+                ck_assert(sealed ? m->mapping != NULL : m->mapping == NULL);
+                ck_assert(sealed ? m->owned_buf == NULL : m->owned_buf != NULL);
+                if (!(seals[k] & F_SEAL_SHRINK))
+                        ck_assert_int_eq(ftruncate(fd, 0), 0);
+                ck_assert_str_eq(m->subgraphs[0].tensors[0].name, "x");
+                rt_model_free(m);
+                (void) close(fd);
+        }
+        free(bytes);
+}
+END_TEST
+
 START_TEST(test_builder_misaligned_borrowed_buffer) {
         tfb_t *b = tfb_new();
         float w[3] = { 1, 2, 3 };
@@ -389,6 +426,7 @@ int main(void) {
         tcase_add_test(tc, test_builder_sparsity_roundtrip);
         tcase_add_test(tc, test_builder_person_detect_axis);
         tcase_add_test(tc, test_builder_load_file_and_fd);
+        tcase_add_test(tc, test_builder_load_fd_maps_only_sealed_memfds);
         tcase_add_test(tc, test_builder_misaligned_borrowed_buffer);
         tcase_add_test(tc, test_builder_load_argument_errors);
         suite_add_tcase(s, tc);
