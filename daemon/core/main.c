@@ -49,10 +49,11 @@ typedef struct acceld {
 #define SHUTDOWN_GRACE_MS 100u
 
 static struct {
-        pthread_mutex_t mu;             /* guards all below; held while storage stops */
+        pthread_mutex_t mu;             /* guards all below; held while storage stops and hosts go */
         pthread_cond_t cond;
         bool finished;                  /* the orderly exit is done */
         bool storage_stopped;
+        bool hosts_freed;
         uint64_t timeout_ms;
 } guard = { .mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
@@ -91,7 +92,8 @@ static void *guard_main(void *arg) {
                 return NULL;
         }
         /* Calls into hosts fail at once now; give the workers a moment. */
-        daemon_hosts_kill();
+        if (!guard.hosts_freed)
+                daemon_hosts_kill();
         guard_wait_locked(acc_now_ns() + SHUTDOWN_GRACE_MS * 1000000ull);
         if (guard.finished) {
                 pthread_mutex_unlock(&guard.mu);
@@ -169,8 +171,9 @@ static void on_drained(daemon_server_t *s) {
         pthread_mutex_lock(&guard.mu);
         daemon_storage_stop();
         guard.storage_stopped = true;
-        pthread_mutex_unlock(&guard.mu);
         daemon_hosts_free();
+        guard.hosts_freed = true;
+        pthread_mutex_unlock(&guard.mu);
         if (a->signals_open) {
                 a->signals_open = false;
                 uv_close((uv_handle_t *) &a->sig_term, NULL);
