@@ -42,8 +42,10 @@
 #define HOST_BACKOFF_MAX_MS 30000u
 #define HOST_WAIT_MAX_NS (2000ull * 1000000ull)
 #define HOST_STABLE_NS (30ull * 1000000000ull)
-/* How long the release thread lets a busy host be before it looks again. */
+/* How long the release thread lets a busy host be before it looks again,
+ * and how long it waits (holding the host) for an abandoned call's answer. */
 #define HOST_RELEASE_RETRY_MS 50u
+#define HOST_RELEASE_SETTLE_MS 5u
 #define REGION_ALIGN 64u
 #define REGION_SLACK 64u
 /* Shared regions a host may keep mapped at once (the oldest are forgotten). */
@@ -946,7 +948,7 @@ static bool release_one(const release_t *x) {
         if (pthread_mutex_trylock(&h->mu) != 0)
                 return false;
         if (h->pid > 0 && h->abandoned &&
-            host_settle(h, acc_now_ns() + HOST_RELEASE_RETRY_MS * 1000000ull, err, sizeof(err)) < 0) {
+            host_settle(h, acc_now_ns() + HOST_RELEASE_SETTLE_MS * 1000000ull, err, sizeof(err)) < 0) {
                 pthread_mutex_unlock(&h->mu);
                 return false;
         }
@@ -1165,15 +1167,18 @@ void daemon_hosts_kill(void) {
 }
 
 void daemon_hosts_free(void) {
+        bool started;
+
         daemon_hosts_kill();
         pthread_mutex_lock(&hosts.rel_mu);
         hosts.rel_stop = true;
+        started = hosts.rel_started;
+        hosts.rel_started = false;
         pthread_cond_signal(&hosts.rel_cond);
         pthread_mutex_unlock(&hosts.rel_mu);
         /* It waits on a host at most HOST_RELEASE_MS, and the hosts are dead. */
-        if (hosts.rel_started)
+        if (started)
                 (void) pthread_join(hosts.rel_thread, NULL);
-        hosts.rel_started = false;
         free(hosts.rel);
         hosts.rel = NULL;
         hosts.n_rel = hosts.cap_rel = 0;
