@@ -468,7 +468,7 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                         printf("%s %s (%d node%s)", k ? "," : "", drv[k], nodes[k], nodes[k] == 1 ? "" : "s");
                 printf("\n");
                 if (accel_interp_delegation_note(it)[0])
-                        printf("fallback: %s\n", accel_interp_delegation_note(it));
+                        printf("note: %s\n", accel_interp_delegation_note(it));
                 for (size_t k = 0; k < np && k < 64; k++)
                         if (accel_interp_partition_reason(it, k)[0])
                                 printf("  group %zu (%s): %s\n", k, drv[k], accel_interp_partition_reason(it, k));

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* acceld: the on-device inference service. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uv.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "config.h"
 #include "daemon-config.h"
 #include "handlers.h"
@@ -33,6 +36,99 @@ typedef struct acceld {
         uv_signal_t sig_term, sig_int;
         bool signals_open;
 } acceld_t;
+
+/*
+ * The shutdown guard: SIGTERM ends acceld within shutdown_timeout_ms
+ * whatever the drivers do. The loop's own timer cuts the connections then,
+ * and the workers join once the hosts are killed; but a call hung inside
+ * an in-process plugin (isolate_drivers = none) never returns, and its
+ * worker can never be joined. So a thread started with the shutdown waits
+ * for the timeout, kills the hosts, gives the orderly exit a moment, then
+ * lets the storage thread finish what is queued and _exit()s.
+ */
+#define SHUTDOWN_GRACE_MS 100u
+
+static struct {
+        pthread_mutex_t mu;             /* guards all below; held while storage stops and hosts go */
+        pthread_cond_t cond;
+        bool finished;                  /* the orderly exit is done */
+        bool storage_stopped;
+        bool hosts_freed;
+        uint64_t timeout_ms;
+} guard = { .mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static int storage_flush_job(store_db_t *db, void *userdata) {
+        (void) db;
+        (void) userdata;
+        return 0;
+}
+
+/* Wait on guard.cond until `deadline_ns` (CLOCK_MONOTONIC) or finished. */
+static void guard_wait_locked(uint64_t deadline_ns) {
+        while (!guard.finished) {
+                uint64_t now = acc_now_ns();
+                struct timespec ts;
+
+                if (now >= deadline_ns)
+                        return;
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += (time_t) ((deadline_ns - now) / 1000000000ull);
+                ts.tv_nsec += (long) ((deadline_ns - now) % 1000000000ull);
+                if (ts.tv_nsec >= 1000000000L) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000L;
+                }
+                (void) pthread_cond_timedwait(&guard.cond, &guard.mu, &ts);
+        }
+}
+
+static void *guard_main(void *arg) {
+        uint64_t start = (uint64_t) (uintptr_t) arg;
+
+        pthread_mutex_lock(&guard.mu);
+        guard_wait_locked(start + guard.timeout_ms * 1000000ull);
+        if (guard.finished) {
+                pthread_mutex_unlock(&guard.mu);
+                return NULL;
+        }
+        /* Calls into hosts fail at once now; give the workers a moment. */
+        if (!guard.hosts_freed)
+                daemon_hosts_kill();
+        guard_wait_locked(acc_now_ns() + SHUTDOWN_GRACE_MS * 1000000ull);
+        if (guard.finished) {
+                pthread_mutex_unlock(&guard.mu);
+                return NULL;
+        }
+        log_warning("shutdown_timeout_ms (%llu) passed with a driver call still running: exiting without it",
+                    (unsigned long long) guard.timeout_ms);
+        /* The storage thread runs its queue in order: this call returns
+         * once everything submitted before it is written. */
+        if (!guard.storage_stopped)
+                (void) daemon_storage_call(storage_flush_job, NULL);
+        _exit(0);
+}
+
+static void guard_start(uint64_t timeout_ms) {
+        pthread_attr_t attr;
+        pthread_t t;
+
+        if (!timeout_ms)
+                return;
+        guard.timeout_ms = timeout_ms;
+        if (pthread_attr_init(&attr) != 0)
+                return;
+        (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, guard_main, (void *) (uintptr_t) acc_now_ns()) != 0)
+                log_warning("cannot start the shutdown guard: a hung driver call may hold up the exit");
+        (void) pthread_attr_destroy(&attr);
+}
+
+static void guard_finish(void) {
+        pthread_mutex_lock(&guard.mu);
+        guard.finished = true;
+        pthread_cond_broadcast(&guard.cond);
+        pthread_mutex_unlock(&guard.mu);
+}
 
 /* mkdir -p: parents 0755, the directory itself 0750. An existing
  * directory keeps its mode (systemd's StateDirectory= owns it then). */
@@ -72,8 +168,12 @@ static void on_drained(daemon_server_t *s) {
         /* The benchmark runner (kills a running worker), then the storage
          * thread everything above used. */
         daemon_bench_done();
+        pthread_mutex_lock(&guard.mu);
         daemon_storage_stop();
+        guard.storage_stopped = true;
         daemon_hosts_free();
+        guard.hosts_freed = true;
+        pthread_mutex_unlock(&guard.mu);
         if (a->signals_open) {
                 a->signals_open = false;
                 uv_close((uv_handle_t *) &a->sig_term, NULL);
@@ -91,6 +191,7 @@ static void on_signal(uv_signal_t *h, int signum) {
         }
         log_info("%s: stopping, draining %u connection(s)", strsignal(signum), a->server.n_conns);
         daemon_notify_stopping("Shutting down");
+        guard_start(a->config.shutdown_timeout_ms);
         daemon_server_shutdown(&a->server, on_drained);
 }
 
@@ -268,6 +369,7 @@ int main(int argc, char **argv) {
         (void) signal(SIGPIPE, SIG_IGN);
 
         r = run(&a);
+        guard_finish();
         daemon_config_done(&a.config);
         return r < 0 ? 1 : 0;
 }

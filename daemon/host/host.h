@@ -10,10 +10,12 @@
  * socketpair (ipc/ framing, HostRequest/HostResponse), with the model and
  * a shared-memory tensor region passed as fds.
  *
- * A host that dies or does not answer within its bound is killed; the call
- * fails with -EOWNERDEAD (DEAD_OBJECT on the wire) and a message naming the
- * driver and the signal, and the FallbackSettings decide as for any driver
- * error. The next call starts a new host, after an exponential back-off
+ * A host that dies or does not answer within its bound (max_execution_ms,
+ * the host watchdog) is killed; the call fails with -EOWNERDEAD
+ * (DEAD_OBJECT on the wire) and a message naming the driver and the
+ * signal, and the FallbackSettings decide as for any driver error. A
+ * request's earlier deadline only ends its own wait (-ETIME): the shared
+ * host finishes the call and its answer is dropped. The next call starts a new host, after an exponential back-off
  * when it keeps dying; prepared groups are prepared again in it on their
  * next execute, so clients keep their handles.
  */
@@ -34,8 +36,8 @@ int daemon_host_main(int argc, char **argv);
 /*
  * Start a host for every loadable plugin (*.so) in `dir` and register a
  * proxy driver under each plugin's name. `max_call_ms` bounds one call into
- * a host (an execution's deadline, when the driver is given one, may
- * shorten it). Plugins that fail to load are logged and skipped. Returns
+ * a host (an execution's deadline, when the driver is given one, ends the
+ * caller's wait sooner, not the call). Plugins that fail to load are logged and skipped. Returns
  * how many proxies were registered, or -errno.
  */
 int daemon_hosts_start(const char *dir, uint64_t max_call_ms);

@@ -42,6 +42,10 @@
 #define HOST_BACKOFF_MAX_MS 30000u
 #define HOST_WAIT_MAX_NS (2000ull * 1000000ull)
 #define HOST_STABLE_NS (30ull * 1000000000ull)
+/* How long the release thread lets a busy host be before it looks again,
+ * and how long it waits (holding the host) for an abandoned call's answer. */
+#define HOST_RELEASE_RETRY_MS 50u
+#define HOST_RELEASE_SETTLE_MS 5u
 #define REGION_ALIGN 64u
 #define REGION_SLACK 64u
 /* Shared regions a host may keep mapped at once (the oldest are forgotten). */
@@ -60,7 +64,14 @@ typedef struct host {
         uint64_t generation;            /* bumped by every start */
         uint64_t started_ns, retry_ns;
         uint32_t backoff_ms;
-        bool executing;                 /* inside proxy_execute */
+        /* A call whose caller stopped waiting at its request's deadline:
+         * the host is still on it, and its answer is read and dropped
+         * before the next call. Killed only past abandoned_until_ns (the
+         * call's own bound, max_execution_ms: the host watchdog). */
+        bool abandoned;
+        Acceld__HostRequest__Kind abandoned_kind;
+        uint64_t abandoned_until_ns;
+        uint32_t abandoned_ms;
         atomic_uint starts, deaths;
         atomic_ullong tensors_in_place, tensors_copied;
         char last_death[192];
@@ -71,13 +82,26 @@ typedef struct host {
         uint64_t known_epoch;           /* rt_shm_epoch() when known was last checked */
 } host_t;
 
+/* A prepared group to release in its host, off the releasing thread. */
+typedef struct release {
+        host_t *h;
+        uint64_t generation, id;
+} release_t;
+
 static struct {
         host_t **v;
         size_t n;
         char exe[4096];
         uint64_t max_call_ms;
         atomic_bool stopping;
-} hosts;
+        /* Releases queued by proxy_release() for the release thread. */
+        pthread_mutex_t rel_mu;
+        pthread_cond_t rel_cond;
+        release_t *rel;
+        size_t n_rel, cap_rel;
+        pthread_t rel_thread;
+        bool rel_started, rel_stop;
+} hosts = { .rel_mu = PTHREAD_MUTEX_INITIALIZER, .rel_cond = PTHREAD_COND_INITIALIZER };
 
 /* A group prepared in a host: what it takes to prepare it again in the
  * next one, and the shared region its tensors travel through. */
@@ -157,14 +181,15 @@ static void child_exec(const char *exe, int sock, const char *plugin) {
 
 /* ---- start, death, calls (h->mu held) ---- */
 
-static int host_start(host_t *h, bool wait, char *err, size_t err_size) {
+/* Start a host. A short back-off (HOST_WAIT_MAX_NS) that ends before
+ * deadline_ns (0 = none) is waited out: the caller is a worker thread, and
+ * its request may well succeed on the new host instead of failing. */
+static int host_start(host_t *h, uint64_t deadline_ns, char *err, size_t err_size) {
         uint64_t now = acc_now_ns();
         int sv[2];
         pid_t pid;
 
-        if (wait && now < h->retry_ns && h->retry_ns - now <= HOST_WAIT_MAX_NS) {
-                /* A short back-off is waited out: the caller is a worker
-                 * thread, and the request may well succeed on the new host. */
+        if (now < h->retry_ns && h->retry_ns - now <= HOST_WAIT_MAX_NS && (!deadline_ns || h->retry_ns < deadline_ns)) {
                 struct timespec ts = { .tv_sec = (time_t) ((h->retry_ns - now) / 1000000000ull),
                                        .tv_nsec = (long) ((h->retry_ns - now) % 1000000000ull) };
                 while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
@@ -234,6 +259,7 @@ static int host_died(host_t *h, const char *during, uint64_t killed_after_ms, ch
         ipc_reader_done(&h->rd);
         h->pid = 0;
         atomic_store(&h->live_pid, 0);
+        h->abandoned = false;
         h->deaths++;
         if (now - h->started_ns > HOST_STABLE_NS)
                 h->backoff_ms = 0;
@@ -255,20 +281,98 @@ static const char *kind_name(Acceld__HostRequest__Kind k) {
         }
 }
 
+static void release_push(host_t *h, uint64_t generation, uint64_t id);
+
+/* Wait for the host's next answer until `until_ns`: 1 with *ret, 0 when
+ * the time is up first, -1 when the host is gone or spoke nonsense. */
+static int host_wait_answer(host_t *h, uint64_t until_ns, Acceld__HostResponse **ret) {
+        for (;;) {
+                const uint8_t *payload;
+                size_t len;
+                int k = ipc_reader_next(&h->rd, &payload, &len);
+
+                if (k < 0)
+                        return -1;
+                if (k > 0) {
+                        Acceld__HostResponse *m = acceld__host_response__unpack(NULL, len, payload);
+                        ipc_reader_consume(&h->rd);
+                        if (!m)
+                                return -1;
+                        *ret = m;
+                        return 1;
+                }
+                uint64_t now = acc_now_ns();
+                if (now >= until_ns)
+                        return 0;
+                struct pollfd p = { .fd = h->fd, .events = POLLIN };
+                int n = poll(&p, 1, (int) ((until_ns - now) / 1000000ull + 1));
+                if (n < 0 && errno != EINTR)
+                        return -1;
+                if (n <= 0)
+                        continue;
+                ssize_t got = ipc_reader_recv(&h->rd, h->fd);
+                if (got == 0 || (got < 0 && got != -EAGAIN && got != -EINTR))
+                        return -1;
+        }
+}
+
 /*
- * Send `rq` and wait up to timeout_ms for the answer. 0 with *ret (free
- * with acceld__host_response__free_unpacked), or -EOWNERDEAD when the host
- * died or was killed, with the reason in err.
+ * Before a call: a host still on an abandoned call gets until deadline_ns
+ * (0 = none) to answer it, and the answer is dropped (a group it prepared
+ * is released). Past the abandoned call's own bound the host is truly
+ * stuck: it is killed, and the call goes to a new one. 0 when the host is
+ * free (or gone), -ETIME when deadline_ns came first.
+ */
+static int host_settle(host_t *h, uint64_t deadline_ns, char *err, size_t err_size) {
+        Acceld__HostResponse *m = NULL;
+        const char *during = kind_name(h->abandoned_kind);
+        uint64_t until = h->abandoned_until_ns;
+        char ignored[256];
+        int k;
+
+        if (!h->abandoned || h->pid <= 0) {
+                h->abandoned = false;
+                return 0;
+        }
+        if (deadline_ns && deadline_ns < until)
+                until = deadline_ns;
+        k = host_wait_answer(h, until, &m);
+        if (k < 0) {
+                (void) host_died(h, during, 0, ignored, sizeof(ignored));
+                return 0;
+        }
+        if (k > 0) {
+                h->abandoned = false;
+                if (h->abandoned_kind == ACCELD__HOST_REQUEST__KIND__PREPARE && m->result >= 0)
+                        release_push(h, h->generation, m->prepared);
+                acceld__host_response__free_unpacked(m, NULL);
+                return 0;
+        }
+        if (acc_now_ns() >= h->abandoned_until_ns) {
+                /* The host watchdog: no answer within the call's own bound. */
+                (void) host_died(h, during, h->abandoned_ms, ignored, sizeof(ignored));
+                return 0;
+        }
+        snprintf(err, err_size,
+                 "driver %s: the request's deadline passed while the host finished an earlier %s", h->name,
+                 during);
+        return -ETIME;
+}
+
+/*
+ * Send `rq` and wait for the answer: 0 with *ret (free with
+ * acceld__host_response__free_unpacked). timeout_ms is the call's own
+ * bound: past it the host is stuck, and is killed (-EOWNERDEAD, the reason
+ * in err). deadline_ns (CLOCK_MONOTONIC, 0 = none) is the request's: when
+ * it comes first the caller stops waiting (-ETIME), the host is left to
+ * finish and its answer is dropped later (host_settle), so one client's
+ * deadline never costs the others their shared host.
  */
 static int host_call(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t n_fds, uint64_t timeout_ms,
-                     Acceld__HostResponse **ret, char *err, size_t err_size) {
-        /* Executions fail fast while the host is backing off (their
-         * FallbackSettings may take over at once); compilations wait out a
-         * short back-off. */
-        bool wait = rq->kind != ACCELD__HOST_REQUEST__KIND__EXECUTE && !h->executing;
+                     uint64_t deadline_ns, Acceld__HostResponse **ret, char *err, size_t err_size) {
         const char *during = kind_name(rq->kind);
-        uint64_t deadline;
-        int r;
+        uint64_t watchdog, until, now;
+        int r, k;
 
         if (atomic_load(&hosts.stopping)) {
                 if (h->pid > 0)
@@ -276,57 +380,49 @@ static int host_call(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t 
                 snprintf(err, err_size, "driver %s: acceld is stopping", h->name);
                 return -EOWNERDEAD;
         }
-        if (h->pid <= 0 && (r = host_start(h, wait, err, err_size)) < 0)
+        r = host_settle(h, deadline_ns, err, err_size);
+        if (r < 0)
+                return r;
+        if (h->pid <= 0 && (r = host_start(h, deadline_ns, err, err_size)) < 0)
                 return r;
         rq->has_num_fds = 1;
         rq->num_fds = (uint32_t) n_fds;
         r = ipc_send(h->fd, &rq->base, fds, n_fds);
         if (r < 0)
                 return host_died(h, during, 0, err, err_size);
-        deadline = acc_now_ns() + timeout_ms * 1000000ull;
-        for (;;) {
-                const uint8_t *payload;
-                size_t len;
-                int k = ipc_reader_next(&h->rd, &payload, &len);
-
-                if (k < 0)
-                        return host_died(h, during, 0, err, err_size);
-                if (k > 0) {
-                        Acceld__HostResponse *m = acceld__host_response__unpack(NULL, len, payload);
-                        ipc_reader_consume(&h->rd);
-                        if (!m)
-                                return host_died(h, during, 0, err, err_size);
-                        *ret = m;
-                        return 0;
-                }
-                uint64_t now = acc_now_ns();
-                if (now >= deadline) {
-                        r = host_died(h, during, timeout_ms, err, err_size);
-                        /* Killed at the request's own deadline: NNAPI's
-                         * MISSED_DEADLINE, not a dead driver. */
-                        return call_deadline_ns && now >= call_deadline_ns ? -ETIME : r;
-                }
-                struct pollfd p = { .fd = h->fd, .events = POLLIN };
-                int n = poll(&p, 1, (int) ((deadline - now) / 1000000ull + 1));
-                if (n < 0 && errno != EINTR)
-                        return host_died(h, during, 0, err, err_size);
-                if (n <= 0)
-                        continue;
-                ssize_t got = ipc_reader_recv(&h->rd, h->fd);
-                if (got == 0 || (got < 0 && got != -EAGAIN && got != -EINTR))
-                        return host_died(h, during, 0, err, err_size);
+        watchdog = acc_now_ns() + timeout_ms * 1000000ull;
+        until = deadline_ns && deadline_ns < watchdog ? deadline_ns : watchdog;
+        k = host_wait_answer(h, until, ret);
+        if (k < 0)
+                return host_died(h, during, 0, err, err_size);
+        if (k > 0)
+                return 0;
+        now = acc_now_ns();
+        if (now >= watchdog) {
+                r = host_died(h, during, timeout_ms, err, err_size);
+                /* Killed at the request's own deadline: NNAPI's
+                 * MISSED_DEADLINE, not a dead driver. */
+                return deadline_ns && now >= deadline_ns ? -ETIME : r;
         }
+        h->abandoned = true;
+        h->abandoned_kind = rq->kind;
+        h->abandoned_until_ns = watchdog;
+        h->abandoned_ms = (uint32_t) timeout_ms;
+        snprintf(err, err_size, "driver %s: the request's deadline passed during %s (the host finishes it alone)",
+                 h->name, during);
+        return -ETIME;
 }
 
 /* A call whose answer carries a result: the driver's own error is passed
  * on with its message, and the node it named in *ret_node (may be NULL;
  * -1 when none). */
 static int host_call_checked(host_t *h, Acceld__HostRequest *rq, const int *fds, size_t n_fds, uint64_t timeout_ms,
-                             Acceld__HostResponse **ret, char *err, size_t err_size, int32_t *ret_node) {
+                             uint64_t deadline_ns, Acceld__HostResponse **ret, char *err, size_t err_size,
+                             int32_t *ret_node) {
         Acceld__HostResponse *m = NULL;
         if (ret_node)
                 *ret_node = -1;
-        int r = host_call(h, rq, fds, n_fds, timeout_ms, &m, err, err_size);
+        int r = host_call(h, rq, fds, n_fds, timeout_ms, deadline_ns, &m, err, err_size);
         if (r < 0)
                 return r;
         if (m->result < 0) {
@@ -427,7 +523,8 @@ static void remote_free(remote_t *rm) {
 }
 
 /* Prepare rm's group in the running host (starting one if needed). */
-static int remote_prepare(remote_t *rm, uint64_t timeout_ms, char *err, size_t err_size, int32_t *ret_node) {
+static int remote_prepare(remote_t *rm, uint64_t timeout_ms, uint64_t deadline_ns, char *err, size_t err_size,
+                          int32_t *ret_node) {
         host_t *h = rm->h;
         Acceld__HostRequest rq = ACCELD__HOST_REQUEST__INIT;
         Acceld__HostResponse *m = NULL;
@@ -452,7 +549,7 @@ static int remote_prepare(remote_t *rm, uint64_t timeout_ms, char *err, size_t e
         rq.n_offsets = (size_t) (rm->n_inputs + rm->n_outputs);
         rq.has_region_size = 1;
         rq.region_size = rm->region_size;
-        r = host_call_checked(h, &rq, fds, 2, timeout_ms, &m, err, err_size, ret_node);
+        r = host_call_checked(h, &rq, fds, 2, timeout_ms, deadline_ns, &m, err, err_size, ret_node);
         if (r < 0)
                 return r;
         rm->id = m->prepared;
@@ -480,18 +577,40 @@ static uint64_t compile_ms(void) {
         return hosts.max_call_ms > HOST_COMPILE_MIN_MS ? hosts.max_call_ms : HOST_COMPILE_MIN_MS;
 }
 
-/* A call's bound: `base` ms, cut to the request's deadline. */
-static uint64_t timeout_for(uint64_t base, uint64_t deadline_ns) {
-        uint64_t t = base, now;
+/* The earlier of deadline_ns and this thread's request deadline (0 = none). */
+static uint64_t deadline_for(uint64_t deadline_ns) {
         if (!deadline_ns || (call_deadline_ns && call_deadline_ns < deadline_ns))
-                deadline_ns = call_deadline_ns;
-        if (deadline_ns) {
-                now = acc_now_ns();
-                uint64_t left = deadline_ns > now ? (deadline_ns - now) / 1000000ull + 1 : 1;
-                if (left < t)
-                        t = left;
+                return call_deadline_ns;
+        return deadline_ns;
+}
+
+/* Take h->mu, waiting no later than deadline_ns (0 = no limit): a worker
+ * behind another call into the same host gives up at its request's
+ * deadline. 0 or -ETIME. */
+static int host_lock(host_t *h, uint64_t deadline_ns, char *err, size_t err_size) {
+        struct timespec ts;
+        uint64_t now;
+
+        if (!deadline_ns) {
+                pthread_mutex_lock(&h->mu);
+                return 0;
         }
-        return t;
+        /* pthread_mutex_timedlock() waits on CLOCK_REALTIME (clocklock
+         * would take CLOCK_MONOTONIC, but ThreadSanitizer cannot see it):
+         * convert the time left. */
+        now = acc_now_ns();
+        uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += (time_t) (left / 1000000000ull);
+        ts.tv_nsec += (long) (left % 1000000000ull);
+        if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+        }
+        if (pthread_mutex_timedlock(&h->mu, &ts) == 0)
+                return 0;
+        snprintf(err, err_size, "driver %s: the request's deadline passed while it waited for the host", h->name);
+        return -ETIME;
 }
 
 /* ---- the proxy driver ---- */
@@ -523,8 +642,10 @@ static int proxy_supported_ops(const rt_driver_t *d, const rt_driver_graph_t *g,
         rq.n_shapes = tmp.n_shapes;
         remote_weights(&tmp, g);
         request_weights(&rq, &tmp);
-        pthread_mutex_lock(&h->mu);
-        r = host_call_checked(h, &rq, &tmp.model_fd, 1, compile_ms(), &m, err, sizeof(err), NULL);
+        r = host_lock(h, call_deadline_ns, err, sizeof(err));
+        if (r < 0)
+                goto out;
+        r = host_call_checked(h, &rq, &tmp.model_fd, 1, compile_ms(), call_deadline_ns, &m, err, sizeof(err), NULL);
         pthread_mutex_unlock(&h->mu);
         if (r < 0)
                 goto out;
@@ -625,8 +746,10 @@ static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 r = rm->model_fd;
                 goto fail;
         }
-        pthread_mutex_lock(&h->mu);
-        r = remote_prepare(rm, timeout_for(compile_ms(), deadline_ns), err, err_size, &e->node);
+        r = host_lock(h, deadline_for(deadline_ns), err, err_size);
+        if (r < 0)
+                goto fail;
+        r = remote_prepare(rm, compile_ms(), deadline_for(deadline_ns), err, err_size, &e->node);
         pthread_mutex_unlock(&h->mu);
         if (r < 0)
                 goto fail;
@@ -723,12 +846,19 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         unsigned long long in_place = 0, copied = 0;
         int r = 0;
 
-        pthread_mutex_lock(&h->mu);
-        h->executing = true;
+        r = host_lock(h, call_deadline_ns, err, err_size);
+        if (r < 0)
+                return r;
+        /* A call abandoned at its deadline is finished (or the stuck host
+         * killed) first: whether this group must be prepared again depends
+         * on it. */
+        r = host_settle(h, call_deadline_ns, err, err_size);
+        if (r < 0)
+                goto out;
         if (h->pid <= 0 || rm->generation != h->generation) {
                 /* A new host since this group was prepared: prepare it there. */
                 int32_t node = -1;
-                r = remote_prepare(rm, compile_ms(), err, err_size, &node);
+                r = remote_prepare(rm, compile_ms(), call_deadline_ns, err, err_size, &node);
                 if (r < 0 && node >= 0 && node < g->n_nodes) {
                         char why[400];
                         snprintf(why, sizeof(why), "%s", err);
@@ -766,10 +896,11 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         rq.n_new_regions = pass.n;
         rq.forget_regions = forget;
         rq.n_forget_regions = n_forget;
-        r = host_call_checked(h, &rq, pass.fds, pass.n, timeout_for(hosts.max_call_ms, 0), &m, err, err_size, NULL);
+        r = host_call_checked(h, &rq, pass.fds, pass.n, hosts.max_call_ms, call_deadline_ns, &m, err, err_size, NULL);
         if (r < 0) {
-                /* The host may not have mapped what this call carried. */
-                for (size_t k = 0; k < pass.n; k++)
+                /* The host may not have mapped what this call carried
+                 * (one still on it, abandoned, has it). */
+                for (size_t k = 0; k < pass.n && !h->abandoned; k++)
                         for (size_t i = h->n_known; i-- > 0;)
                                 if (h->known[i] == pass.ids[k])
                                         known_drop(h, i);
@@ -787,29 +918,126 @@ static int proxy_execute(void *prepared, const rt_driver_graph_t *g, char *err, 
         }
         acceld__host_response__free_unpacked(m, NULL);
 out:
-        h->executing = false;
         pthread_mutex_unlock(&h->mu);
         return r;
 }
 
+/* ---- release: never on the releasing thread ---- */
+
+static void *release_main(void *arg);
+
+/* Queue the release of prepared group `id` of host generation
+ * `generation` for the release thread (started on first use). */
+static void release_push(host_t *h, uint64_t generation, uint64_t id) {
+        pthread_mutex_lock(&hosts.rel_mu);
+        if (!hosts.rel_started && !hosts.rel_stop)
+                hosts.rel_started = pthread_create(&hosts.rel_thread, NULL, release_main, NULL) == 0;
+        if (hosts.n_rel == hosts.cap_rel) {
+                size_t cap = hosts.cap_rel ? hosts.cap_rel * 2 : 16;
+                release_t *v = realloc(hosts.rel, cap * sizeof(*v));
+                if (!v) {
+                        /* The host keeps the group until it restarts. */
+                        pthread_mutex_unlock(&hosts.rel_mu);
+                        return;
+                }
+                hosts.rel = v;
+                hosts.cap_rel = cap;
+        }
+        hosts.rel[hosts.n_rel++] = (release_t) { .h = h, .generation = generation, .id = id };
+        pthread_cond_signal(&hosts.rel_cond);
+        pthread_mutex_unlock(&hosts.rel_mu);
+}
+
+/* Release one queued group if its host is free right now: true when done
+ * with it (released, or its host has gone since), false to try later. */
+static bool release_one(const release_t *x) {
+        host_t *h = x->h;
+        Acceld__HostRequest rq = ACCELD__HOST_REQUEST__INIT;
+        Acceld__HostResponse *m = NULL;
+        char err[256];
+
+        if (pthread_mutex_trylock(&h->mu) != 0)
+                return false;
+        if (h->pid > 0 && h->abandoned &&
+            host_settle(h, acc_now_ns() + HOST_RELEASE_SETTLE_MS * 1000000ull, err, sizeof(err)) < 0) {
+                pthread_mutex_unlock(&h->mu);
+                return false;
+        }
+        if (h->pid > 0 && x->generation == h->generation && !atomic_load(&hosts.stopping)) {
+                rq.has_kind = 1;
+                rq.kind = ACCELD__HOST_REQUEST__KIND__RELEASE;
+                rq.has_prepared = 1;
+                rq.prepared = x->id;
+                if (host_call(h, &rq, NULL, 0, HOST_RELEASE_MS, 0, &m, err, sizeof(err)) == 0)
+                        acceld__host_response__free_unpacked(m, NULL);
+        }
+        pthread_mutex_unlock(&h->mu);
+        return true;
+}
+
+/* The release thread: sends the queued releases to hosts that are free,
+ * and comes back for the busy ones. Only it waits on a host for them. */
+static void *release_main(void *arg) {
+        (void) arg;
+        pthread_mutex_lock(&hosts.rel_mu);
+        for (;;) {
+                release_t *v;
+                size_t n, kept = 0;
+
+                while (!hosts.rel_stop && hosts.n_rel == 0)
+                        pthread_cond_wait(&hosts.rel_cond, &hosts.rel_mu);
+                if (hosts.rel_stop)
+                        break;
+                v = hosts.rel;
+                n = hosts.n_rel;
+                hosts.rel = NULL;
+                hosts.n_rel = hosts.cap_rel = 0;
+                pthread_mutex_unlock(&hosts.rel_mu);
+                for (size_t i = 0; i < n; i++)
+                        if (!release_one(&v[i]))
+                                v[kept++] = v[i];
+                pthread_mutex_lock(&hosts.rel_mu);
+                /* Put back what is left, ahead of what came meanwhile. */
+                if (kept) {
+                        release_t *w = realloc(v, (kept + hosts.n_rel) * sizeof(*w));
+                        if (w) {
+                                if (hosts.n_rel)
+                                        memcpy(w + kept, hosts.rel, hosts.n_rel * sizeof(*w));
+                                free(hosts.rel);
+                                hosts.rel = w;
+                                hosts.n_rel += kept;
+                                hosts.cap_rel = hosts.n_rel;
+                                v = NULL;
+                        }
+                }
+                free(v);
+                if (kept && !hosts.rel_stop) {
+                        struct timespec ts;
+                        (void) clock_gettime(CLOCK_REALTIME, &ts);
+                        ts.tv_nsec += HOST_RELEASE_RETRY_MS * 1000000l;
+                        if (ts.tv_nsec >= 1000000000l) {
+                                ts.tv_sec++;
+                                ts.tv_nsec -= 1000000000l;
+                        }
+                        (void) pthread_cond_timedwait(&hosts.rel_cond, &hosts.rel_mu, &ts);
+                }
+        }
+        pthread_mutex_unlock(&hosts.rel_mu);
+        return NULL;
+}
+
+/*
+ * Called wherever an interpreter is freed, the loop thread included: it
+ * never waits for the host (which may be busy with another client's call
+ * for up to max_execution_ms). The group is released by the release
+ * thread; acceld's side of it goes now.
+ */
 static void proxy_release(void *prepared) {
         remote_t *rm = prepared;
         if (!rm)
                 return;
-        host_t *h = rm->h;
-        pthread_mutex_lock(&h->mu);
-        if (h->pid > 0 && rm->generation == h->generation && !atomic_load(&hosts.stopping)) {
-                Acceld__HostRequest rq = ACCELD__HOST_REQUEST__INIT;
-                Acceld__HostResponse *m = NULL;
-                char err[256];
-                rq.has_kind = 1;
-                rq.kind = ACCELD__HOST_REQUEST__KIND__RELEASE;
-                rq.has_prepared = 1;
-                rq.prepared = rm->id;
-                if (host_call(h, &rq, NULL, 0, HOST_RELEASE_MS, &m, err, sizeof(err)) == 0)
-                        acceld__host_response__free_unpacked(m, NULL);
-        }
-        pthread_mutex_unlock(&h->mu);
+        if (rm->generation && !atomic_load(&hosts.stopping))
+                release_push(rm->h, rm->generation, rm->id);
         remote_free(rm);
 }
 
@@ -856,7 +1084,7 @@ static int host_add(const char *dir, const char *file) {
         rq.has_kind = 1;
         rq.kind = ACCELD__HOST_REQUEST__KIND__HELLO;
         pthread_mutex_lock(&h->mu);
-        r = host_call_checked(h, &rq, NULL, 0, HOST_HELLO_MS, &m, err, sizeof(err), NULL);
+        r = host_call_checked(h, &rq, NULL, 0, HOST_HELLO_MS, 0, &m, err, sizeof(err), NULL);
         pthread_mutex_unlock(&h->mu);
         if (r < 0) {
                 log_warning("plugin %s not loaded: %s", h->path, err);
@@ -950,7 +1178,21 @@ void daemon_hosts_kill(void) {
 }
 
 void daemon_hosts_free(void) {
+        bool started;
+
         daemon_hosts_kill();
+        pthread_mutex_lock(&hosts.rel_mu);
+        hosts.rel_stop = true;
+        started = hosts.rel_started;
+        hosts.rel_started = false;
+        pthread_cond_signal(&hosts.rel_cond);
+        pthread_mutex_unlock(&hosts.rel_mu);
+        /* It waits on a host at most HOST_RELEASE_MS, and the hosts are dead. */
+        if (started)
+                (void) pthread_join(hosts.rel_thread, NULL);
+        free(hosts.rel);
+        hosts.rel = NULL;
+        hosts.n_rel = hosts.cap_rel = 0;
         for (size_t i = 0; i < hosts.n; i++) {
                 (void) rt_driver_unregister(hosts.v[i]->name);
                 host_free(hosts.v[i]);

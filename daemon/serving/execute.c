@@ -140,6 +140,7 @@ static void execute_run(daemon_job_t *job) {
 
 int serving__execute_one(serving_job_t *j) {
         rt_interp_t *it = NULL;
+        unsigned threads;
         int r;
 
         r = daemon_instance_acquire(j->instance, &it, j->err, sizeof(j->err));
@@ -158,9 +159,19 @@ int serving__execute_one(serving_job_t *j) {
                         goto out;
                 }
         }
+        /* The CPU budget: this invoke's threads, or wait for them. */
+        threads = daemon_cpu_threads_for(&j->instance->settings, j->instance->queue);
+        r = daemon_cpu_take(threads, j->job.deadline_ns);
+        if (r < 0) {
+                (void) snprintf(j->err, sizeof(j->err),
+                                "the deadline passed while the execution waited for %u of acceld's %u CPUs", threads,
+                                daemon_cpu_budget());
+                goto out;
+        }
         daemon_hosts_set_deadline(j->job.deadline_ns);
         r = rt_interp_invoke(it);
         daemon_hosts_set_deadline(0);
+        daemon_cpu_give(threads);
         if (r < 0) {
                 (void) snprintf(j->err, sizeof(j->err), "%s", rt_interp_last_error(it));
                 if (r == -EOWNERDEAD)

@@ -179,6 +179,8 @@ static void prepare_run(daemon_job_t *job) {
                 if (r < 0)
                         log_debug("no benchmark decision applied: %s", strerror(-r));
         }
+        /* More threads than acceld's CPUs only wait for each other. */
+        (void) daemon_cpu_clamp(&j->settings, j->thread_note, sizeof(j->thread_note));
 
         if (j->src.fd < 0 && !j->src.bytes) {
                 /* By sha256: a loaded model first, else the store; by name:
@@ -343,6 +345,18 @@ static void prepare_done(daemon_job_t *job, int r) {
         out->n_outputs = (size_t) inst->n_outputs;
         if (inst->delegation_note[0])
                 out->delegation_note = inst->delegation_note;
+        if (j->thread_note[0]) {
+                /* The clamp is this request's (a shared instance was
+                 * compiled with the clamped count already). */
+                size_t n = strlen(inst->delegation_note) + strlen(j->thread_note) + 3;
+                char *note = daemon_request_alloc(rq, n);
+
+                if (note) {
+                        (void) snprintf(note, n, "%s%s%s", inst->delegation_note,
+                                        inst->delegation_note[0] ? "; " : "", j->thread_note);
+                        out->delegation_note = note;
+                }
+        }
         {
                 Acceld__Partition **pp = daemon_request_alloc(rq, sizeof(*pp) * (inst->n_partitions + 1));
                 Acceld__Partition *po = daemon_request_alloc(rq, sizeof(*po) * (inst->n_partitions + 1));

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Worker threads, per-driver priority queues, results back through uv_async. */
 #include <errno.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 #include <stdio.h>
@@ -389,4 +391,178 @@ void daemon_sched_stop(daemon_sched_t *s) {
                 s->async_open = false;
                 uv_close((uv_handle_t *) &s->async, async_close_cb);
         }
+}
+
+/* ---- the CPU budget ---- */
+
+static struct {
+        pthread_once_t once;
+        unsigned cpus;                  /* the budget */
+        unsigned affinity;              /* CPUs in the affinity mask */
+        unsigned quota;                 /* cpu.max quota in CPUs, rounded up; 0 = none */
+        pthread_mutex_t mu;
+        pthread_cond_t cond;
+        unsigned in_use;                /* under mu */
+} budget = { .once = PTHREAD_ONCE_INIT, .mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+/* The CPUs one cgroup's cpu.max allows ("max 100000": none, 0). */
+static unsigned cgroup_quota(const char *dir) {
+        char path[PATH_MAX], quota[32] = "";
+        unsigned long long period = 0;
+        FILE *f;
+
+        if (snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", dir) >= (int) sizeof(path))
+                return 0;
+        f = fopen(path, "re");
+        if (!f)
+                return 0;
+        if (fscanf(f, "%31s %llu", quota, &period) != 2 || period == 0 || strcmp(quota, "max") == 0) {
+                fclose(f);
+                return 0;
+        }
+        fclose(f);
+        unsigned long long q = strtoull(quota, NULL, 10);
+        return q ? (unsigned) ((q + period - 1) / period) : 0;
+}
+
+/* The smallest cpu.max quota on the path from our cgroup (v2) to the root. */
+static unsigned cgroup_cpus(void) {
+        char line[PATH_MAX + 8], *dir = NULL;
+        unsigned best = 0;
+        FILE *f = fopen("/proc/self/cgroup", "re");
+
+        if (!f)
+                return 0;
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, "0::", 3) == 0) {
+                        line[strcspn(line, "\n")] = 0;
+                        dir = line + 3;
+                        break;
+                }
+        fclose(f);
+        if (!dir)
+                return 0;
+        for (;;) {
+                unsigned q = cgroup_quota(strcmp(dir, "/") == 0 ? "" : dir);
+                char *slash;
+
+                if (q && (!best || q < best))
+                        best = q;
+                slash = strrchr(dir, '/');
+                if (!slash || slash == dir)
+                        break;
+                *slash = 0;
+        }
+        return best;
+}
+
+static void budget_init(void) {
+        cpu_set_t set;
+        int n = 0;
+
+        if (sched_getaffinity(0, sizeof(set), &set) == 0)
+                n = CPU_COUNT(&set);
+        budget.affinity = n > 0 ? (unsigned) n : 1;
+        budget.quota = cgroup_cpus();
+        budget.cpus = budget.quota && budget.quota < budget.affinity ? budget.quota : budget.affinity;
+}
+
+unsigned daemon_cpu_budget(void) {
+        (void) pthread_once(&budget.once, budget_init);
+        return budget.cpus;
+}
+
+static void budget_why(char *buf, size_t size) {
+        if (budget.quota && budget.quota < budget.affinity)
+                (void) snprintf(buf, size, "acceld may use %u CPUs (cgroup cpu.max; %u in its affinity)",
+                                budget.cpus, budget.affinity);
+        else
+                (void) snprintf(buf, size, "acceld may use %u CPU%s", budget.cpus, budget.cpus == 1 ? "" : "s");
+}
+
+int daemon_cpu_clamp(rt_settings_t *s, char *note, size_t note_size) {
+        unsigned cpus = daemon_cpu_budget();
+        int32_t asked = 0;
+        char why[128];
+
+        if (note && note_size)
+                note[0] = 0;
+        if (s->cpu_num_threads > (int32_t) cpus) {
+                asked = s->cpu_num_threads;
+                s->cpu_num_threads = (int32_t) cpus;
+        }
+        if (s->xnnpack_num_threads > (int32_t) cpus) {
+                if (s->xnnpack_num_threads > asked)
+                        asked = s->xnnpack_num_threads;
+                s->xnnpack_num_threads = (int32_t) cpus;
+        }
+        if (!asked)
+                return 0;
+        budget_why(why, sizeof(why));
+        if (note && note_size)
+                (void) snprintf(note, note_size, "num_threads %d clamped to %u: %s", (int) asked, cpus, why);
+        return 1;
+}
+
+unsigned daemon_cpu_threads_for(const rt_settings_t *s, const char *driver) {
+        if (driver && strcmp(driver, "xnnpack") == 0)
+                return (unsigned) rt_settings_num_threads(s, 1);
+        /* The reference kernels run on the calling thread alone. */
+        return driver && strcmp(driver, "reference") == 0 ? 1 : 0;
+}
+
+int daemon_cpu_take(unsigned n, uint64_t deadline_ns) {
+        unsigned cpus = daemon_cpu_budget();
+
+        if (n > cpus)
+                n = cpus;
+        if (!n)
+                return 0;
+        pthread_mutex_lock(&budget.mu);
+        while (budget.in_use + n > cpus) {
+                if (!deadline_ns) {
+                        pthread_cond_wait(&budget.cond, &budget.mu);
+                        continue;
+                }
+                uint64_t now = uv_hrtime();
+                if (now >= deadline_ns) {
+                        pthread_mutex_unlock(&budget.mu);
+                        return -ETIME;
+                }
+                struct timespec ts;
+                uint64_t left = deadline_ns - now;
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += (time_t) (left / 1000000000u);
+                ts.tv_nsec += (long) (left % 1000000000u);
+                if (ts.tv_nsec >= 1000000000L) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000L;
+                }
+                (void) pthread_cond_timedwait(&budget.cond, &budget.mu, &ts);
+        }
+        budget.in_use += n;
+        pthread_mutex_unlock(&budget.mu);
+        return 0;
+}
+
+void daemon_cpu_give(unsigned n) {
+        unsigned cpus = daemon_cpu_budget();
+
+        if (n > cpus)
+                n = cpus;
+        if (!n)
+                return;
+        pthread_mutex_lock(&budget.mu);
+        budget.in_use -= n;
+        pthread_cond_broadcast(&budget.cond);
+        pthread_mutex_unlock(&budget.mu);
+}
+
+unsigned daemon_cpu_in_use(void) {
+        unsigned n;
+
+        pthread_mutex_lock(&budget.mu);
+        n = budget.in_use;
+        pthread_mutex_unlock(&budget.mu);
+        return n;
 }

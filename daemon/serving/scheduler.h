@@ -23,6 +23,8 @@
 
 #include <uv.h>
 
+#include "settings.h"
+
 typedef struct daemon_job daemon_job_t;
 
 /* Something jobs use that takes at most `limit` of them at once (a compiled
@@ -123,3 +125,34 @@ unsigned daemon_sched_queued(daemon_sched_t *s);
 unsigned daemon_sched_running(daemon_sched_t *s);
 /* Worker threads started so far, over all queues. */
 unsigned daemon_sched_threads(daemon_sched_t *s);
+
+/*
+ * One CPU budget for the whole daemon. acceld may use the CPUs of its
+ * affinity mask, cut by its cgroup (v2) cpu.max quota (rounded up). Thread
+ * counts asked for beyond it only make every thread wait for a CPU that is
+ * not there (XNNPACK's pool spins for its peers), so settings are clamped
+ * to it, and executions take their threads from it while they run: the
+ * threads running models at once stay within the CPUs.
+ */
+
+/* The budget in threads (>= 1); computed once, safe from any thread. */
+unsigned daemon_cpu_budget(void);
+
+/* Clamp the thread counts of `s` to the budget. When one was cut, a note
+ * for the client ("num_threads 8 clamped to 2: ...") goes to note (may be
+ * NULL) and 1 is returned; else 0 and note is "". */
+int daemon_cpu_clamp(rt_settings_t *s, char *note, size_t note_size);
+
+/* The threads an execution with settings `s` on driver `driver` takes from
+ * the budget: its thread count on xnnpack, 1 on the reference kernels,
+ * none on others (a plugin's accelerator is not our CPUs). */
+unsigned daemon_cpu_threads_for(const rt_settings_t *s, const char *driver);
+
+/* Take n threads (n <= budget; more are cut to it) for an execution,
+ * waiting while others hold them, until deadline_ns (uv_hrtime() scale,
+ * 0 = no limit). 0, or -ETIME when the deadline came first. Worker
+ * threads only; give them back with daemon_cpu_give(). */
+int daemon_cpu_take(unsigned n, uint64_t deadline_ns);
+void daemon_cpu_give(unsigned n);
+/* Threads taken right now (a snapshot). */
+unsigned daemon_cpu_in_use(void);

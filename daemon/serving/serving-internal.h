@@ -90,6 +90,7 @@ struct serving_job {
         int model_fd;
         rt_settings_t settings;
         bool default_settings;          /* the client gave none: a benchmark decision may apply */
+        char thread_note[192];          /* the CPU budget's clamp of the settings, "" when none */
         int preference;                 /* tflite.proto.ExecutionPreference */
         int priority;
         bool shared;

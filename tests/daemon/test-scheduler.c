@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -240,6 +242,70 @@ START_TEST(test_sched_stop_cancels_queued) {
 }
 END_TEST
 
+/* Settings asking for more threads than acceld's CPUs are clamped, with a
+ * note; others are left alone without one. */
+START_TEST(test_cpu_clamp) {
+        unsigned cpus = daemon_cpu_budget();
+        rt_settings_t s;
+        char note[192], want[64];
+
+        ck_assert_uint_ge(cpus, 1);
+        rt_settings_init(&s);
+        s.delegate = RT_DELEGATE_XNNPACK;
+        s.xnnpack_num_threads = 4096;
+        ck_assert_int_eq(daemon_cpu_clamp(&s, note, sizeof(note)), 1);
+        ck_assert_int_eq(s.xnnpack_num_threads, (int32_t) cpus);
+        (void) snprintf(want, sizeof(want), "num_threads 4096 clamped to %u: ", cpus);
+        ck_assert_msg(strncmp(note, want, strlen(want)) == 0, "note: %s", note);
+        ck_assert_uint_eq(daemon_cpu_threads_for(&s, "xnnpack"), cpus);
+        s.xnnpack_num_threads = 1;
+        s.cpu_num_threads = -1;
+        ck_assert_int_eq(daemon_cpu_clamp(&s, note, sizeof(note)), 0);
+        ck_assert_str_eq(note, "");
+        ck_assert_int_eq(s.xnnpack_num_threads, 1);
+        ck_assert_uint_eq(daemon_cpu_threads_for(&s, "reference"), 1);
+        ck_assert_uint_eq(daemon_cpu_threads_for(&s, "faulty"), 0);
+        rt_settings_done(&s);
+}
+END_TEST
+
+static atomic_uint most_in_use;
+
+static void *taker(void *arg) {
+        unsigned n = (unsigned) (uintptr_t) arg;
+
+        for (int i = 0; i < 200; i++) {
+                ck_assert_int_eq(daemon_cpu_take(n, 0), 0);
+                unsigned now = daemon_cpu_in_use(), seen = atomic_load(&most_in_use);
+                while (now > seen && !atomic_compare_exchange_weak(&most_in_use, &seen, now))
+                        ;
+                daemon_cpu_give(n);
+        }
+        return NULL;
+}
+
+/* Threads taken at once never exceed the budget; a take that cannot fit
+ * gives up at its deadline. */
+START_TEST(test_cpu_budget_take_give) {
+        unsigned cpus = daemon_cpu_budget();
+        pthread_t t[6];
+
+        ck_assert_int_eq(daemon_cpu_take(cpus, 0), 0);
+        ck_assert_uint_eq(daemon_cpu_in_use(), cpus);
+        ck_assert_int_eq(daemon_cpu_take(1, uv_hrtime() + 20 * 1000 * 1000), -ETIME);
+        daemon_cpu_give(cpus);
+        ck_assert_uint_eq(daemon_cpu_in_use(), 0);
+        atomic_store(&most_in_use, 0);
+        for (int k = 0; k < 6; k++)
+                ck_assert_int_eq(pthread_create(&t[k], NULL, taker, (void *) (uintptr_t) (1 + k % cpus)), 0);
+        for (int k = 0; k < 6; k++)
+                ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+        ck_assert_uint_le(atomic_load(&most_in_use), cpus);
+        ck_assert_uint_ge(atomic_load(&most_in_use), 1);
+        ck_assert_uint_eq(daemon_cpu_in_use(), 0);
+}
+END_TEST
+
 int main(void) {
         Suite *su = suite_create("scheduler");
         TCase *tc = tcase_create("scheduler");
@@ -253,6 +319,8 @@ int main(void) {
         tcase_add_test(tc, test_sched_cancel_and_cancel_owner);
         tcase_add_test(tc, test_sched_resource_cap_skips_to_runnable_job);
         tcase_add_test(tc, test_sched_stop_cancels_queued);
+        tcase_add_test(tc, test_cpu_clamp);
+        tcase_add_test(tc, test_cpu_budget_take_give);
         suite_add_tcase(su, tc);
         sr = srunner_create(su);
         srunner_run_all(sr, CK_NORMAL);
