@@ -201,7 +201,7 @@ void bench_driver_versions(char *buf, size_t size) {
 /* ---- one candidate in a child ---- */
 
 static int memfd_with(const char *name, const void *data, size_t size) {
-        int fd = memfd_create(name, MFD_CLOEXEC);
+        int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
         const uint8_t *p = data;
         size_t left = size;
 
@@ -220,7 +220,9 @@ static int memfd_with(const char *name, const void *data, size_t size) {
                 p += k;
                 left -= (size_t) k;
         }
-        if (lseek(fd, 0, SEEK_SET) < 0) {
+        /* Final content: sealed before the worker sees it. */
+        if (lseek(fd, 0, SEEK_SET) < 0 ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
                 int r = -errno;
                 (void) close(fd);
                 return r;
@@ -334,9 +336,13 @@ static int worker_job_write(const Acceld__BenchmarkWorkerJob *job_in, const benc
         ret->job = memfd_with("acceld-bench-job", jb, jn);
         if (ret->job < 0)
                 return ret->job;
-        ret->result = memfd_create("acceld-bench-result", MFD_CLOEXEC);
-        ret->stage = memfd_create("acceld-bench-stage", MFD_CLOEXEC);
-        if (ret->result < 0 || ret->stage < 0)
+        /* The worker only appends to these (acceld reads them, never maps
+         * them): sealed against shrinking. */
+        ret->result = memfd_create("acceld-bench-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        ret->stage = memfd_create("acceld-bench-stage", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (ret->result < 0 || ret->stage < 0 ||
+            fcntl(ret->result, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
+            fcntl(ret->stage, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
                 return -errno;
         return 0;
 }
