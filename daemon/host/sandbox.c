@@ -67,6 +67,18 @@ int daemon_sandbox_init(const char *state_dir, const char *weights_dir) {
         if (setenv(DAEMON_SANDBOX_ENV_STATE, state_dir, 1) < 0 ||
             setenv(DAEMON_SANDBOX_ENV_WEIGHTS, weights_dir ? weights_dir : "", 1) < 0)
                 return -errno;
+        if (geteuid() == 0) {
+                /* Looked up once here: NSS (nss-systemd's dlopen) in every
+                 * child would cost tens of milliseconds per start. */
+                const struct passwd *pw = getpwnam(DAEMON_SANDBOX_USER);
+                char ids[64];
+
+                (void) snprintf(ids, sizeof(ids), "%u:%u",
+                                pw ? (unsigned) pw->pw_uid : DAEMON_SANDBOX_FALLBACK_ID,
+                                pw ? (unsigned) pw->pw_gid : DAEMON_SANDBOX_FALLBACK_ID);
+                if (setenv(DAEMON_SANDBOX_ENV_IDS, ids, 1) < 0)
+                        return -errno;
+        }
         return 0;
 }
 
@@ -203,11 +215,18 @@ out:
 /* acceld is root: a private mount namespace, then acceld-driver (or
  * nobody), which ends every capability. */
 static int identity_drop_uid(char *err, size_t err_size) {
-        const struct passwd *pw = getpwnam(DAEMON_SANDBOX_USER);
-        uid_t uid = pw ? pw->pw_uid : DAEMON_SANDBOX_FALLBACK_ID;
-        gid_t gid = pw ? pw->pw_gid : DAEMON_SANDBOX_FALLBACK_ID;
+        const char *ids = getenv(DAEMON_SANDBOX_ENV_IDS);
+        unsigned u = DAEMON_SANDBOX_FALLBACK_ID, g = DAEMON_SANDBOX_FALLBACK_ID;
+        uid_t uid;
+        gid_t gid;
         int r;
 
+        if (ids && sscanf(ids, "%u:%u", &u, &g) != 2) {
+                snprintf(err, err_size, "$%s is not uid:gid", DAEMON_SANDBOX_ENV_IDS);
+                return -EINVAL;
+        }
+        uid = (uid_t) u;
+        gid = (gid_t) g;
         if (uid == 0 || gid == 0) {
                 snprintf(err, err_size, "user %s is root", DAEMON_SANDBOX_USER);
                 return -EPERM;

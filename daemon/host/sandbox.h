@@ -34,6 +34,9 @@
  * cache directory (empty when the cache is off). */
 #define DAEMON_SANDBOX_ENV_STATE "ACCELD_SANDBOX_STATE_DIR"
 #define DAEMON_SANDBOX_ENV_WEIGHTS "ACCELD_SANDBOX_WEIGHTS_DIR"
+/* ... and, when acceld is root, "uid:gid" of DAEMON_SANDBOX_USER (looked up
+ * once by acceld; the fallback when absent). */
+#define DAEMON_SANDBOX_ENV_IDS "ACCELD_SANDBOX_IDS"
 
 typedef enum daemon_sandbox_mode {
         DAEMON_SANDBOX_UID,             /* acceld is root: another uid */
@@ -43,8 +46,9 @@ typedef enum daemon_sandbox_mode {
 
 /*
  * acceld, at start-up, from the main thread before any other thread or
- * child exists: make acceld non-dumpable and export `state_dir` and
- * `weights_dir` (NULL: no weights cache) to the children; the weights
+ * child exists: make acceld non-dumpable and export `state_dir`,
+ * `weights_dir` (NULL: no weights cache) and, when acceld is root, the
+ * driver user's ids to the children; the weights
  * directory is created (0700) when missing, so that a child started
  * before the first model can already bind it. 0 or -errno.
  */
