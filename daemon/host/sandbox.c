@@ -44,6 +44,11 @@
 #define SYS_close_range 436
 #endif
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* <sanitizer/common_interface_defs.h> */
+void __sanitizer_set_report_fd(void *fd);
+#endif
+
 typedef struct sandbox_mount_attr {
         uint64_t attr_set, attr_clr, propagation, userns_fd;
 } sandbox_mount_attr_t;
@@ -343,6 +348,11 @@ int daemon_sandbox_enter(const int *keep, size_t n_keep, char *err, size_t err_s
 
         if (r < 0)
                 return fail(r, err, err_size, "closing the fds not handed over");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        /* A sanitizer's log_path is no longer writable here (read-only
+         * view, another uid): its reports go to stderr, acceld's. */
+        __sanitizer_set_report_fd((void *) (intptr_t) 2);
+#endif
         if (daemon_sandbox_mode() == DAEMON_SANDBOX_UID)
                 r = identity_drop_uid(err, err_size);
         else
