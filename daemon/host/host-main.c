@@ -600,6 +600,10 @@ int daemon_host_main(int argc, char **argv) {
                 h.prepared = p->next;
                 prepared_free(h.driver, p);
         }
+        for (size_t i = 0; i < h.n_maps; i++)
+                (void) munmap(h.maps[i].base, h.maps[i].size);
+        free(h.maps);
+        h.wcache = rt_wcache_close(h.wcache);
         ipc_reader_done(&rd);
         return 0;
 }
