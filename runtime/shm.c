@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The shared-memory registry (shm.h): regions sorted by address. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -135,13 +136,16 @@ int rt_shm_find(const void *p, size_t bytes, rt_shm_ref_t *ret) {
 }
 
 void *rt_shm_alloc(size_t size, const char *name, uint64_t *ret_id) {
-        int fd = memfd_create(name ? name : "acceld-shm", MFD_CLOEXEC);
+        int fd = memfd_create(name ? name : "acceld-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         void *p;
         int64_t id;
 
         if (fd < 0)
                 return NULL;
-        if (!size || ftruncate(fd, (off_t) size) < 0) {
+        /* Sealed at its size before any other process sees it: a driver
+         * host that shrank it would kill acceld with SIGBUS. */
+        if (!size || ftruncate(fd, (off_t) size) < 0 ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
                 int e = size ? errno : EINVAL;
                 (void) close(fd);
                 errno = e;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include <xxhash.h>
 
 #include "cleanup.h"
+#include "sha256.h"
 #include "wcache.h"
 
 #define WC_MAGIC "ACWCACH1"
@@ -27,6 +29,10 @@
 #define WC_TMP_PREFIX ".tmp-"
 /* A temporary file this old was left by a writer that died. */
 #define WC_TMP_STALE_S 600
+/* The key file beside the directory: "<dir>" WC_KEY_SUFFIX. */
+#define WC_KEY_SUFFIX ".key"
+#define WC_KEY_SIZE 32u
+#define WC_TAG_SIZE 32u
 
 typedef struct wc_header {
         char magic[8];
@@ -36,6 +42,9 @@ typedef struct wc_header {
         uint64_t payload_hash;
         uint32_t key_len;
         uint32_t reserved;
+        /* HMAC-SHA256 under the writer's key of this header (tag zeroed)
+         * and the payload. */
+        uint8_t tag[WC_TAG_SIZE];
         char key[RT_WCACHE_KEY_MAX];
 } wc_header_t;
 
@@ -54,6 +63,8 @@ struct rt_wcache_blob {
 struct rt_wcache {
         char *dir;
         int dir_fd;
+        bool readonly;                  /* rt_wcache_open_readonly() */
+        uint8_t key[WC_KEY_SIZE];       /* the writer's; unset when readonly */
         uint64_t quota;
         rt_wcache_stats_t stats;        /* under blobs_mu */
         rt_wcache_blob_t *blobs;        /* mapped now; under blobs_mu */
@@ -69,10 +80,45 @@ static pthread_mutex_t blobs_mu = PTHREAD_MUTEX_INITIALIZER;
 #define K3 0x165667b19e3779f9ull
 
 /* XXH3 (Debian's libxxhash): checks a 100 MB file in a few milliseconds
- * per core; it detects damage, not attacks (the directory is the daemon's
- * own, mode 0700). */
+ * per core; it detects damage, not attacks: anyone who can write a file
+ * can recompute it. Readers (driver hosts, benchmark workers) check it. */
 static uint64_t hash64(const void *data, size_t size, uint64_t seed) {
         return XXH3_64bits_withSeed(data, size, seed);
+}
+
+/* HMAC-SHA256 (RFC 2104) of the header with its tag zeroed, then the
+ * payload: what the writer checks, so that a file it did not write (a
+ * payload changed and its XXH3 recomputed) is a miss, never a hit. */
+static void tag_compute(const uint8_t key[WC_KEY_SIZE], const wc_header_t *h, const void *payload, size_t size,
+                        uint8_t ret[WC_TAG_SIZE]) {
+        uint8_t pad[64], inner[32];
+        wc_header_t copy = *h;
+        acc_sha256_t ctx;
+
+        memset(copy.tag, 0, sizeof(copy.tag));
+        memset(pad, 0x36, sizeof(pad));
+        for (size_t i = 0; i < WC_KEY_SIZE; i++)
+                pad[i] ^= key[i];
+        acc_sha256_init(&ctx);
+        acc_sha256_update(&ctx, pad, sizeof(pad));
+        acc_sha256_update(&ctx, &copy, sizeof(copy));
+        acc_sha256_update(&ctx, payload, size);
+        acc_sha256_final(&ctx, inner);
+        memset(pad, 0x5c, sizeof(pad));
+        for (size_t i = 0; i < WC_KEY_SIZE; i++)
+                pad[i] ^= key[i];
+        acc_sha256_init(&ctx);
+        acc_sha256_update(&ctx, pad, sizeof(pad));
+        acc_sha256_update(&ctx, inner, sizeof(inner));
+        acc_sha256_final(&ctx, ret);
+}
+
+/* Constant time: the comparison must not tell how much of a guess was right. */
+static bool tag_equal(const uint8_t *a, const uint8_t *b) {
+        uint8_t d = 0;
+        for (size_t i = 0; i < WC_TAG_SIZE; i++)
+                d |= a[i] ^ b[i];
+        return d == 0;
 }
 
 /* ---- keys ---- */
@@ -114,25 +160,90 @@ static void file_name(const char *fkey, char buf[64]) {
 
 /* ---- open/close ---- */
 
-int rt_wcache_open(const char *dir, uint64_t quota, rt_wcache_t **ret) {
-        if (!dir || !*dir || !ret)
-                return -EINVAL;
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-                return -errno;
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static int write_all(int fd, const void *data, size_t size, off_t off);
+static int write_key(int fd, const uint8_t key[WC_KEY_SIZE]);
+
+/* The key is usable only if it is a regular file of ours, of the right
+ * size, that nobody else may read or write. */
+static int key_read(const char *path, uint8_t key[WC_KEY_SIZE]) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        struct stat st;
+
         if (fd < 0)
                 return -errno;
-        rt_wcache_t *c = calloc(1, sizeof(*c));
-        if (!c || !(c->dir = strdup(dir))) {
-                free(c);
-                close(fd);
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) || st.st_size != WC_KEY_SIZE)
+                return -EPERM;
+        return pread(fd, key, WC_KEY_SIZE, 0) == (ssize_t) WC_KEY_SIZE ? 0 : -EIO;
+}
+
+/* Read the key beside `dir`, or make a new one (a new key makes every
+ * existing file a miss, which is always safe). */
+static int key_load(const char *dir, uint8_t key[WC_KEY_SIZE]) {
+        char path[4096], tmp[4128];
+        size_t n = strlen(dir);
+        int r;
+
+        /* Beside the directory, never in it ("w/" is "w"). */
+        while (n > 1 && dir[n - 1] == '/')
+                n--;
+        if (snprintf(path, sizeof(path), "%.*s" WC_KEY_SUFFIX, (int) n, dir) >= (int) sizeof(path))
+                return -ENAMETOOLONG;
+        r = key_read(path, key);
+        if (r != -ENOENT && r != -EPERM && r != -EIO)
+                return r;
+        if (r != -ENOENT)
+                (void) unlink(path);
+        if (getrandom(key, WC_KEY_SIZE, 0) != (ssize_t) WC_KEY_SIZE)
+                return -EIO;
+        (void) snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long) getpid());
+        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        r = write_key(fd, key);
+        if (r == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        /* Another writer made it first: use its key. */
+        return r == -EEXIST ? key_read(path, key) : r;
+}
+
+static int cache_new(const char *dir, uint64_t quota, bool readonly, rt_wcache_t **ret) {
+        if (!dir || !*dir || !ret)
+                return -EINVAL;
+        if (!readonly && mkdir(dir, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        _cleanup_free_ rt_wcache_t *c = calloc(1, sizeof(*c));
+        if (!c || !(c->dir = strdup(dir)))
                 return -ENOMEM;
+        if (!readonly) {
+                int r = key_load(dir, c->key);
+                if (r < 0) {
+                        free(c->dir);
+                        return r;
+                }
         }
+        c->readonly = readonly;
         c->dir_fd = fd;
+        fd = -1;
         c->quota = quota;
         c->stats.quota = quota;
         *ret = c;
+        c = NULL;
         return 0;
+}
+
+int rt_wcache_open(const char *dir, uint64_t quota, rt_wcache_t **ret) {
+        return cache_new(dir, quota, false, ret);
+}
+
+int rt_wcache_open_readonly(const char *dir, rt_wcache_t **ret) {
+        return cache_new(dir, 0, true, ret);
 }
 
 rt_wcache_t *rt_wcache_close(rt_wcache_t *c) {
@@ -261,9 +372,16 @@ static int blob_map(rt_wcache_t *c, const char *file, const char *fkey, rt_wcach
         if (map == MAP_FAILED)
                 return -errno;
         const wc_header_t *h = map;
+        const uint8_t *payload = (const uint8_t *) map + RT_WCACHE_HEADER_SIZE;
         int r = header_check(h, (uint64_t) st.st_size, fkey);
-        if (r == 0 && hash64((const uint8_t *) map + RT_WCACHE_HEADER_SIZE, h->payload_size, K2) != h->payload_hash)
+        if (r == 0 && c->readonly && hash64(payload, h->payload_size, K2) != h->payload_hash)
                 r = -EBADMSG;
+        if (r == 0 && !c->readonly) {
+                uint8_t tag[WC_TAG_SIZE];
+                tag_compute(c->key, h, payload, h->payload_size, tag);
+                if (!tag_equal(tag, h->tag))
+                        r = -EBADMSG;
+        }
         if (r < 0) {
                 munmap(map, (size_t) st.st_size);
                 return r;
@@ -277,8 +395,9 @@ static int blob_map(rt_wcache_t *c, const char *file, const char *fkey, rt_wcach
         snprintf(b->file, sizeof(b->file), "%s", file);
         b->map = map;
         b->map_size = (size_t) st.st_size;
-        /* The mtime is the LRU clock. */
-        (void) futimens(fd, NULL);
+        /* The mtime is the LRU clock (the writer's). */
+        if (!c->readonly)
+                (void) futimens(fd, NULL);
         *ret = b;
         return 0;
 }
@@ -306,7 +425,8 @@ int rt_wcache_lookup(rt_wcache_t *c, const char *key, rt_wcache_blob_t **ret) {
         r = blob_map(c, file, fkey, &b);
         pthread_mutex_lock(&blobs_mu);
         if (r == -EBADMSG) {
-                (void) unlinkat(c->dir_fd, file, 0);
+                if (!c->readonly)
+                        (void) unlinkat(c->dir_fd, file, 0);
                 c->stats.corrupt++;
         }
         if (r < 0) {
@@ -321,6 +441,11 @@ int rt_wcache_lookup(rt_wcache_t *c, const char *key, rt_wcache_blob_t **ret) {
 }
 
 /* ---- writing ---- */
+
+static int write_key(int fd, const uint8_t key[WC_KEY_SIZE]) {
+        int r = write_all(fd, key, WC_KEY_SIZE, 0);
+        return r == 0 && fsync(fd) < 0 ? -errno : r;
+}
 
 static int write_all(int fd, const void *data, size_t size, off_t off) {
         const uint8_t *p = data;
@@ -437,6 +562,8 @@ static void quota_enforce(rt_wcache_t *c, const char *keep) {
 int rt_wcache_insert(rt_wcache_t *c, const char *key, const struct iovec *iov, int n, rt_wcache_blob_t **ret) {
         if (!c || !ret || n < 0 || (n > 0 && !iov))
                 return -EINVAL;
+        if (c->readonly)
+                return -EROFS;
         char fkey[RT_WCACHE_KEY_MAX];
         int r = full_key(key, fkey, sizeof(fkey));
         if (r < 0)
@@ -475,6 +602,7 @@ int rt_wcache_insert(rt_wcache_t *c, const char *key, const struct iovec *iov, i
         h.key_len = (uint32_t) strlen(fkey);
         memcpy(h.key, fkey, h.key_len + 1);
         h.payload_hash = hash64((const uint8_t *) map + RT_WCACHE_HEADER_SIZE, payload, K2);
+        tag_compute(c->key, &h, (const uint8_t *) map + RT_WCACHE_HEADER_SIZE, payload, h.tag);
         if ((r = write_all(fd, &h, sizeof(h), 0)) < 0)
                 goto fail;
         if (fdatasync(fd) < 0 || renameat(c->dir_fd, tmp, c->dir_fd, file) < 0) {
@@ -557,6 +685,8 @@ int rt_wcache_list(rt_wcache_t *c, rt_wcache_entry_t **ret, size_t *ret_n) {
 int rt_wcache_clear(rt_wcache_t *c, uint64_t *ret_removed, uint64_t *ret_bytes) {
         if (!c)
                 return -EINVAL;
+        if (c->readonly)
+                return -EROFS;
         scan_item_t *v = NULL;
         size_t n = 0;
         uint64_t total = 0, removed = 0, bytes = 0;

@@ -18,10 +18,18 @@
  *
  * File layout (little-endian, as the machine writes it):
  *   header (RT_WCACHE_HEADER_SIZE bytes: magic "ACWCACH1", format, payload
- *   size, payload hash, key), then the payload, page-aligned.
- * Integrity: the payload hash (a 64-bit multiply-rotate hash over 8-byte
- * words) is checked whenever a process maps a file; a file that fails any
- * check is removed and counted as corrupt, and the caller rebuilds it.
+ *   size, payload hash, tag, key), then the payload, page-aligned.
+ *
+ * Writer and readers: only the process that opened the cache with
+ * rt_wcache_open() (acceld) writes files. It holds a random 32-byte key in
+ * "<dir>.key" (mode 0600, beside the directory, never in it), tags every
+ * file with HMAC-SHA256 under that key and, on every mapping, accepts only
+ * a file whose tag checks: a file planted by anyone else, even with a
+ * correct payload hash, is a miss (removed, counted as corrupt), never a
+ * hit. Driver hosts and benchmark workers, which must not hold the key,
+ * open the cache with rt_wcache_open_readonly(): they map files after
+ * checking the payload hash (XXH3, damage only; they cannot write the
+ * directory), and never insert, remove or touch a file.
  *
  * Quota: after every insert, files not mapped by this process are removed
  * oldest first (mtime, which every hit refreshes) until the directory fits
@@ -38,7 +46,7 @@
 
 #define RT_WCACHE_HEADER_SIZE 4096u
 #define RT_WCACHE_KEY_MAX 512u
-#define RT_WCACHE_FORMAT 2u
+#define RT_WCACHE_FORMAT 3u
 
 typedef struct rt_wcache rt_wcache_t;
 typedef struct rt_wcache_blob rt_wcache_blob_t;
@@ -65,10 +73,18 @@ typedef struct rt_wcache_entry {
 } rt_wcache_entry_t;
 
 /*
- * Open (creating it, mode 0700) the cache directory `dir`. quota: bytes the
- * directory may hold, 0 = no limit. 0, or -errno from mkdir/open.
+ * Open (creating it, mode 0700) the cache directory `dir` as its writer,
+ * reading the key from "<dir>.key" or making one (a key file that is not a
+ * 0600 regular file of this uid is replaced: every existing file becomes a
+ * miss). quota: bytes the directory may hold, 0 = no limit. 0, or -errno
+ * from mkdir/open/getrandom.
  */
 int rt_wcache_open(const char *dir, uint64_t quota, rt_wcache_t **ret);
+
+/* Open `dir` (which must exist) as a reader: lookups only, checked by the
+ * payload hash; rt_wcache_insert() and rt_wcache_clear() answer -EROFS.
+ * 0 or -errno from open. */
+int rt_wcache_open_readonly(const char *dir, rt_wcache_t **ret);
 /* Close; blobs still referenced keep their mappings. NULL-safe; NULL. */
 rt_wcache_t *rt_wcache_close(rt_wcache_t *c);
 
@@ -87,7 +103,7 @@ int rt_wcache_lookup(rt_wcache_t *c, const char *key, rt_wcache_blob_t **ret);
  * it mapped from the file (*ret, a new reference; the caller's buffers are
  * no longer needed). When another thread or process stored the key first,
  * its file is returned. 0, -EINVAL, -ENOSPC / -EDQUOT (bigger than the
- * quota), or -errno from the file system.
+ * quota), -EROFS (a reader's cache), or -errno from the file system.
  */
 int rt_wcache_insert(rt_wcache_t *c, const char *key, const struct iovec *iov, int n, rt_wcache_blob_t **ret);
 

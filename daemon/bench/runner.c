@@ -222,8 +222,9 @@ static int memfd_with(const char *name, const void *data, size_t size) {
                 p += k;
                 left -= (size_t) k;
         }
-        (void) fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-        if (lseek(fd, 0, SEEK_SET) < 0) {
+        /* Final content: sealed before the worker sees it. */
+        if (lseek(fd, 0, SEEK_SET) < 0 ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
                 int r = -errno;
                 (void) close(fd);
                 return r;
@@ -337,9 +338,13 @@ static int worker_job_write(const Acceld__BenchmarkWorkerJob *job_in, const benc
         ret->job = memfd_with("acceld-bench-job", jb, jn);
         if (ret->job < 0)
                 return ret->job;
-        ret->result = memfd_create("acceld-bench-result", MFD_CLOEXEC);
-        ret->stage = memfd_create("acceld-bench-stage", MFD_CLOEXEC);
-        if (ret->result < 0 || ret->stage < 0)
+        /* The worker only appends to these (acceld reads them, never maps
+         * them): sealed against shrinking. */
+        ret->result = memfd_create("acceld-bench-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        ret->stage = memfd_create("acceld-bench-stage", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (ret->result < 0 || ret->stage < 0 ||
+            fcntl(ret->result, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
+            fcntl(ret->stage, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
                 return -errno;
         return 0;
 }

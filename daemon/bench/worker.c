@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "plugin.h"
 #include "rt.h"
+#include "sandbox.h"
 #include "service.pb-c.h"
 #include "wcache.h"
 #include "worker.h"
@@ -209,9 +210,10 @@ static int worker_interp_create(worker_t *w, rt_model_t **model, rt_wcache_t **w
                 return worker_fail(w, FAIL_INIT, -ENOMEM, "%s", NULL);
         r = rt_interp_options_set_settings(opts, &w->settings);
         /* The same folded weights as acceld's instances: mapped, not
-         * computed again (a cache that cannot be opened is only slower). */
+         * computed again, read-only (only acceld writes the cache); a cache
+         * that cannot be opened (a dropped uid) is only slower. */
         if (r == 0 && job->weights_dir && job->weights_dir[0] && job->model_key && job->model_key[0] &&
-            rt_wcache_open(job->weights_dir, 0, wcache) == 0)
+            rt_wcache_open_readonly(job->weights_dir, wcache) == 0)
                 r = rt_interp_options_set_weights_cache(opts, *wcache, job->model_key);
         if (r == 0)
                 r = rt_interp_create(*model, opts, &it, err, sizeof(err));
@@ -469,6 +471,17 @@ int daemon_worker_main(int argc, char **argv) {
 
         (void) argc;
         (void) argv;
+        /* Before the job is read and any plugin loaded: only the fds the
+         * runner handed over (worker.h), and stderr. */
+        {
+                static const int keep[] = { DAEMON_WORKER_JOB_FD,    1, 2, DAEMON_WORKER_MODEL_FD,
+                                            DAEMON_WORKER_RESULT_FD, DAEMON_WORKER_STAGE_FD };
+
+                if (daemon_sandbox_enter(keep, sizeof(keep) / sizeof(keep[0]), err, sizeof(err)) < 0) {
+                        fprintf(stderr, "acceld worker: cannot enter the sandbox: %s\n", err);
+                        return 2;
+                }
+        }
         tflite__proto__benchmark_event__init(&w.event);
         tflite__proto__benchmark_result__init(&w.result);
         tflite__proto__benchmark_error__init(&w.error);

@@ -23,6 +23,7 @@
 #include "serving.h"
 #include "worker.h"
 #include "host/host.h"
+#include "host/sandbox.h"
 #include "plugin.h"
 #include "bench.h"
 #include "storage-owner.h"
@@ -364,6 +365,19 @@ int main(int argc, char **argv) {
                 (void) log_error_errno(r, "cannot create state directory %s", a.config.state_dir);
                 daemon_config_done(&a.config);
                 return 1;
+        }
+        {
+                /* Before any thread or child: acceld non-dumpable, and what
+                 * hosts and workers hide (host/sandbox.h). */
+                char weights[4096];
+                bool cache = daemon_config_weights_dir(&a.config, weights, sizeof(weights)) == 0;
+
+                r = daemon_sandbox_init(a.config.state_dir, cache ? weights : NULL);
+                if (r < 0) {
+                        (void) log_error_errno(r, "cannot prepare the sandbox of driver hosts and workers");
+                        daemon_config_done(&a.config);
+                        return 1;
+                }
         }
         (void) daemon_caps_init();
         (void) signal(SIGPIPE, SIG_IGN);

@@ -15,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <seccomp.h>
-
 #include "settings.h"
 #include "executor.h"
 #include "fold.h"
@@ -25,6 +23,7 @@
 #include "ipc.h"
 #include "plugin.h"
 #include "resolver.h"
+#include "sandbox.h"
 
 #define HOST_FD 3
 
@@ -71,12 +70,14 @@ static rt_driver_graph_t graph_of(rt_exec_t *e) {
         };
 }
 
-/* The weights cache the request names (acceld's), or NULL. The quota is
- * acceld's business: the host only reads and adds files. */
+/* The weights cache the request names (acceld's), or NULL. Read-only: only
+ * acceld writes it (wcache.h); what the host folds that acceld has not
+ * stays in the host's memory. Under a dropped uid the directory cannot be
+ * opened at all, and the host folds everything itself. */
 static rt_wcache_t *host_wcache(host_t *h, const Acceld__HostRequest *rq) {
         if (!rq->weights_dir || !rq->weights_dir[0] || !rq->model_key || !rq->model_key[0])
                 return NULL;
-        if (!h->wcache && rt_wcache_open(rq->weights_dir, 0, &h->wcache) < 0)
+        if (!h->wcache && rt_wcache_open_readonly(rq->weights_dir, &h->wcache) < 0)
                 h->wcache = NULL;
         return h->wcache && strcmp(rt_wcache_dir(h->wcache), rq->weights_dir) == 0 ? h->wcache : NULL;
 }
@@ -504,40 +505,6 @@ static void fds_close(int *fds, size_t n) {
                         (void) close(fds[i]);
 }
 
-/*
- * What a driver never needs, refused with EPERM (a driver that tries gets
- * an error, not a kill): new sockets (acceld's own socket would admit it as
- * acceld's uid, an operator), exec, debugging other processes, namespaces,
- * mounts, kernel modules, BPF and perf, keyrings. Everything else stays
- * allowed, since a real accelerator driver needs its device's ioctls and
- * mmaps; acceld's side already keeps the host in its own process group,
- * with no new privileges and no core dumps.
- */
-static int host_confine(void) {
-        static const int denied[] = {
-                SCMP_SYS(socket),         SCMP_SYS(socketpair),   SCMP_SYS(execve),
-                SCMP_SYS(execveat),       SCMP_SYS(ptrace),       SCMP_SYS(process_vm_readv),
-                SCMP_SYS(process_vm_writev), SCMP_SYS(mount),     SCMP_SYS(umount2),
-                SCMP_SYS(pivot_root),     SCMP_SYS(chroot),       SCMP_SYS(setns),
-                SCMP_SYS(unshare),        SCMP_SYS(reboot),       SCMP_SYS(kexec_load),
-                SCMP_SYS(kexec_file_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
-                SCMP_SYS(delete_module),  SCMP_SYS(bpf),          SCMP_SYS(perf_event_open),
-                SCMP_SYS(keyctl),         SCMP_SYS(add_key),      SCMP_SYS(request_key),
-                SCMP_SYS(swapon),         SCMP_SYS(swapoff),      SCMP_SYS(userfaultfd),
-        };
-        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-        int r = 0;
-
-        if (!ctx)
-                return -ENOMEM;
-        for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]) && r == 0; i++)
-                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), denied[i], 0);
-        if (r == 0)
-                r = seccomp_load(ctx);
-        seccomp_release(ctx);
-        return r;
-}
-
 int daemon_host_main(int argc, char **argv) {
         host_t h = { 0 };
         ipc_reader_t rd;
@@ -548,10 +515,16 @@ int daemon_host_main(int argc, char **argv) {
                 fprintf(stderr, "usage: acceld %s PLUGIN.so (started by acceld)\n", DAEMON_HOST_ARG);
                 return 2;
         }
-        /* Before any plugin code runs (its constructors included). */
-        if (host_confine() < 0) {
-                fprintf(stderr, "acceld --driver-host: cannot install the seccomp filter\n");
-                return 1;
+        /* Before any plugin code runs (its constructors included): only
+         * stdin/stdout (/dev/null), stderr (acceld's) and the socket. */
+        {
+                static const int keep[] = { 0, 1, 2, HOST_FD };
+                char why[256] = "";
+
+                if (daemon_sandbox_enter(keep, sizeof(keep) / sizeof(keep[0]), why, sizeof(why)) < 0) {
+                        fprintf(stderr, "acceld --driver-host: cannot enter the sandbox: %s\n", why);
+                        return 1;
+                }
         }
         if (strncmp(argv[2], DAEMON_HOST_BUILTIN, strlen(DAEMON_HOST_BUILTIN)) == 0) {
                 /* A built-in driver, isolated like a plugin. */
@@ -627,6 +600,10 @@ int daemon_host_main(int argc, char **argv) {
                 h.prepared = p->next;
                 prepared_free(h.driver, p);
         }
+        for (size_t i = 0; i < h.n_maps; i++)
+                (void) munmap(h.maps[i].base, h.maps[i].size);
+        free(h.maps);
+        h.wcache = rt_wcache_close(h.wcache);
         ipc_reader_done(&rd);
         return 0;
 }

@@ -457,7 +457,11 @@ static int memfd_with(const void *data, size_t size, const char *name) {
                 }
                 done += (size_t) n;
         }
-        (void) fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+        if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+                int r = -errno;
+                (void) close(fd);
+                return r;
+        }
         return fd;
 }
 
@@ -722,8 +726,10 @@ static int proxy_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 size += (rm->slot_bytes[i] + REGION_SLACK + REGION_ALIGN - 1) / REGION_ALIGN * REGION_ALIGN;
         }
         rm->region_size = size;
-        rm->region_fd = memfd_create("acceld-host-tensors", MFD_CLOEXEC);
-        if (rm->region_fd < 0 || ftruncate(rm->region_fd, (off_t) (size ? size : 1)) < 0) {
+        rm->region_fd = memfd_create("acceld-host-tensors", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        /* Sealed at its size before the host sees it (SIGBUS otherwise). */
+        if (rm->region_fd < 0 || ftruncate(rm->region_fd, (off_t) (size ? size : 1)) < 0 ||
+            fcntl(rm->region_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
                 r = -errno;
                 goto fail;
         }

@@ -15,8 +15,16 @@
  *   error-at-node    prepare of a group holding node "node" (default 0)
  *                    fails with -ENOTSUP naming that node (driver ABI 3),
  *                    other groups prepare and run correctly
- *   escape           execute tries a socket and an exec, and fails saying
- *                    whether they were allowed
+ *   escape           execute tries what a hostile driver would, and fails
+ *                    with one line saying what was allowed: a socket, an
+ *                    exec, and (the process that started it is taken for
+ *                    acceld, "state_dir" for its state directory) writing
+ *                    the state directory, weights/ and models/, opening
+ *                    acceld.db, acceld's fds through /proc (and shrinking
+ *                    its memfds), its memory, ptrace and signals, shrinking
+ *                    a weights-cache file, uid 0, and any fd above
+ *                    "handed_fds" (default 3). The message ends with
+ *                    "; allowed: NAME, ... (or none); refused: NAME=ERRNO, ...".
  *
  * Later work uses it to prove crash isolation and output validation.
  *
@@ -28,7 +36,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* fork, pause, nanosleep, socket under -std=c11 */
 #endif
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
 #include <signal.h>
@@ -63,6 +75,8 @@ typedef enum mode {
 typedef struct prepared {
         mode_t_ mode;
         long delay_ms;
+        char state_dir[1024];   /* escape: acceld's state directory, or "" */
+        long handed;            /* escape: the highest fd the process was handed */
         int32_t *nodes;
         int32_t n_nodes;
 } prepared_t;
@@ -81,11 +95,11 @@ static bool json_str(const char *json, const char *key, char *buf, size_t size) 
         while (*p == ' ')
                 p++;
         if (*p == '"') {
-                p++;
+                /* JSON writers may escape '/' as "\/" (json-c does). */
                 size_t n = 0;
-                while (p[n] && p[n] != '"' && n + 1 < size)
-                        n++;
-                memcpy(buf, p, n);
+                for (p++; *p && *p != '"' && n + 1 < size; p++)
+                        if (!(p[0] == '\\' && p[1] == '/'))
+                                buf[n++] = *p;
                 buf[n] = 0;
                 return true;
         }
@@ -95,6 +109,175 @@ static bool json_str(const char *json, const char *key, char *buf, size_t size) 
         memcpy(buf, p, n);
         buf[n] = 0;
         return true;
+}
+
+/* ---- escape ---- */
+
+/* What the escape tried: the allowed ones first, so that a short error
+ * buffer (a benchmark candidate's) still holds them. */
+typedef struct report {
+        char allowed[512], refused[1024];
+} report_t;
+
+static void report_cat(char *buf, size_t size, const char *text) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s", len ? ", " : "", text);
+}
+
+static void report_add(report_t *rp, const char *name, int err) {
+        char item[128];
+        if (!err) {
+                report_cat(rp->allowed, sizeof(rp->allowed), name);
+                return;
+        }
+        snprintf(item, sizeof(item), "%s=%s", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
+        report_cat(rp->refused, sizeof(rp->refused), item);
+}
+
+/* Create a file (removed again when it worked): 0 or the errno. */
+static int try_create(const char *dir, const char *name) {
+        char path[4096 + 64];
+        int fd;
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return errno;
+        close(fd);
+        (void) unlink(path);
+        return 0;
+}
+
+static int try_open(const char *path, int flags) {
+        int fd = open(path, flags | O_CLOEXEC);
+        if (fd < 0)
+                return errno;
+        close(fd);
+        return 0;
+}
+
+/* acceld's fds through /proc: 0 when one opened (and its memfds are
+ * shrunk, as the attack did), else the first errno. */
+static int try_proc_fds(pid_t pid) {
+        char path[64], target[256];
+        DIR *d;
+        struct dirent *de;
+        int err = ENOENT;
+        snprintf(path, sizeof(path), "/proc/%d/fd", (int) pid);
+        d = opendir(path);
+        if (!d)
+                return errno;
+        while ((de = readdir(d))) {
+                char fpath[320];
+                ssize_t n;
+                int fd;
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(fpath, sizeof(fpath), "%s/%s", path, de->d_name);
+                n = readlink(fpath, target, sizeof(target) - 1);
+                target[n > 0 ? n : 0] = 0;
+                fd = open(fpath, O_RDWR | O_CLOEXEC);
+                if (fd < 0) {
+                        if (err == ENOENT)
+                                err = errno;
+                        continue;
+                }
+                err = 0;
+                if (strncmp(target, "/memfd:", 7) == 0)
+                        (void) ftruncate(fd, 0);
+                close(fd);
+        }
+        closedir(d);
+        return err;
+}
+
+/* A weights-cache file shrunk under acceld's mappings: 0 when one could
+ * be opened for writing, else the errno (of the directory when it cannot
+ * be listed). */
+static int try_wcache_truncate(const char *dir) {
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        int err = ENOENT;
+        if (!d)
+                return errno;
+        while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                char path[4096 + 256];
+                int fd;
+                if (len < 4 || strcmp(de->d_name + len - 4, ".acw") != 0)
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+                fd = open(path, O_RDWR | O_CLOEXEC);
+                if (fd < 0) {
+                        err = errno;
+                        continue;
+                }
+                err = ftruncate(fd, 4096) < 0 ? errno : 0;
+                close(fd);
+                if (!err)
+                        break;
+        }
+        closedir(d);
+        return err;
+}
+
+/* The fds open beyond 0..handed, with what they are: allowed, except the
+ * weights-cache directory a host opens itself (read-only) and the request's
+ * shared regions (memfds acceld hands with each execute). */
+static void fds_report(report_t *rp, long handed) {
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        if (!d) {
+                report_add(rp, "fd-list", errno);
+                return;
+        }
+        while ((de = readdir(d))) {
+                char path[320], target[256], item[300];
+                ssize_t k;
+                int fd = atoi(de->d_name);
+                size_t len;
+                if (de->d_name[0] == '.' || fd == dirfd(d) || fd <= handed)
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+                k = readlink(path, target, sizeof(target) - 1);
+                target[k > 0 ? k : 0] = 0;
+                len = strlen(target);
+                if ((len >= 8 && strcmp(target + len - 8, "/weights") == 0) || strncmp(target, "/memfd:", 7) == 0)
+                        continue;
+                snprintf(item, sizeof(item), "fd %d (%s)", fd, target);
+                report_add(rp, item, 0);
+        }
+        closedir(d);
+}
+
+static void escape_more(report_t *rp, const char *state, long handed) {
+        pid_t acceld = getppid();
+        char path[1100];
+        int e;
+
+        if (state[0]) {
+                report_add(rp, "state-create", try_create(state, "escape"));
+                snprintf(path, sizeof(path), "%s/weights", state);
+                report_add(rp, "weights-create", try_create(path, "0123456789abcdef.acw"));
+                report_add(rp, "weights-truncate", try_wcache_truncate(path));
+                snprintf(path, sizeof(path), "%s/models", state);
+                e = mkdir(path, 0700) == 0 ? 0 : errno;
+                if (e == 0)
+                        (void) rmdir(path);
+                report_add(rp, "models-create", e == EEXIST ? try_create(path, "escape") : e);
+                snprintf(path, sizeof(path), "%s/acceld.db", state);
+                report_add(rp, "db-write", try_open(path, O_RDWR));
+                report_add(rp, "db-read", try_open(path, O_RDONLY));
+        }
+        report_add(rp, "proc-fds", try_proc_fds(acceld));
+        snprintf(path, sizeof(path), "/proc/%d/mem", (int) acceld);
+        report_add(rp, "proc-mem", try_open(path, O_RDWR));
+        e = ptrace(PTRACE_ATTACH, acceld, NULL, NULL) == 0 ? 0 : errno;
+        if (e == 0)
+                (void) ptrace(PTRACE_DETACH, acceld, NULL, NULL);
+        report_add(rp, "ptrace", e);
+        report_add(rp, "signal", kill(acceld, 0) == 0 ? 0 : errno);
+        report_add(rp, "setuid0", setuid(0) == 0 ? 0 : errno);
+        fds_report(rp, handed);
 }
 
 static int mode_parse(const rt_settings_t *s, mode_t_ *ret, long *delay, long *node) {
@@ -213,6 +396,10 @@ static int faulty_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, cons
         p->n_nodes = grp->n_nodes;
         p->mode = mode;
         p->delay_ms = delay;
+        if (!json_str(s ? s->plugin_settings : NULL, "state_dir", p->state_dir, sizeof(p->state_dir)))
+                p->state_dir[0] = 0;
+        char v[32];
+        p->handed = json_str(s ? s->plugin_settings : NULL, "handed_fds", v, sizeof(v)) ? atol(v) : 3;
         *ret_prepared = p;
         return 0;
 }
@@ -251,6 +438,11 @@ static int faulty_execute(void *prepared, const rt_driver_graph_t *g, char *err,
                 }
                 snprintf(err, err_size, "faulty: escape: socket %s, exec %s", e1 ? strerror(e1) : "allowed",
                          e2 ? strerror(e2) : "allowed");
+                report_t rp = { "", "" };
+                size_t len = strlen(err);
+                escape_more(&rp, p->state_dir, p->handed);
+                snprintf(err + len, err_size - len, "; allowed: %s; refused: %s", rp.allowed[0] ? rp.allowed : "none",
+                         rp.refused);
                 return -EACCES;
         }
         if (p->mode == MODE_SLOW) {

@@ -5,7 +5,8 @@
  * detected, removed and rebuilt, LRU eviction under the quota that spares
  * mapped files, folded float16 weights shared by two interpreters and
  * identical to a run without the cache, and the drivers' hook (driver.h)
- * used by a driver registered here.
+ * used by a driver registered here. The writer's key: a file planted with
+ * a recomputed payload hash is a miss for the writer; readers never write.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -13,6 +14,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <xxhash.h>
 
 #include "driver.h"
 #include "dtest.h"
@@ -24,14 +27,14 @@ static char dir[256];
 
 static void setup(void) {
         snprintf(dir, sizeof(dir), "/tmp/acceld-wcache-test-%d", (int) getpid());
-        char cmd[300];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s %s.key", dir, dir);
         ck_assert_int_eq(system(cmd), 0);
 }
 
 static void teardown(void) {
-        char cmd[300];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s %s.key", dir, dir);
         (void) system(cmd);
 }
 
@@ -400,12 +403,152 @@ START_TEST(test_driver_hook_lookup_insert) {
 }
 END_TEST
 
+/* The one file in dir (path into buf). */
+static void only_file(char *buf, size_t size) {
+        rt_wcache_t *c = NULL;
+        rt_wcache_entry_t *e = NULL;
+        size_t n = 0;
+        ck_assert_int_eq(rt_wcache_open_readonly(dir, &c), 0);
+        ck_assert_int_eq(rt_wcache_list(c, &e, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        snprintf(buf, size, "%s/%s", dir, e[0].file);
+        free(e);
+        rt_wcache_close(c);
+}
+
+/* Change the payload and recompute its hash, as someone who can write the
+ * directory but does not hold the key would. */
+static void plant(const char *path) {
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        struct stat st;
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        size_t n = (size_t) st.st_size - RT_WCACHE_HEADER_SIZE;
+        uint8_t *p = malloc(n);
+        ck_assert_int_eq(pread(fd, p, n, RT_WCACHE_HEADER_SIZE), (ssize_t) n);
+        for (size_t i = 0; i < n; i++)
+                p[i] ^= 0x5a;
+        uint64_t h = XXH3_64bits_withSeed(p, n, 0xc2b2ae3d27d4eb4full);
+        ck_assert_int_eq(pwrite(fd, p, n, RT_WCACHE_HEADER_SIZE), (ssize_t) n);
+        ck_assert_int_eq(pwrite(fd, &h, sizeof(h), 24), (ssize_t) sizeof(h));
+        close(fd);
+        free(p);
+}
+
+/* A file whose payload hash checks but whose tag does not (planted) is a
+ * miss for the writer, removed and counted as corrupt; the payload hash is
+ * right (a reader, which has no key, takes it: readers cannot write). */
+START_TEST(test_planted_file_is_a_miss) {
+        rt_wcache_t *c = NULL, *rd = NULL;
+        rt_wcache_blob_t *b = NULL;
+        rt_wcache_stats_t st;
+        uint8_t data[8192];
+        char path[600];
+
+        for (size_t i = 0; i < sizeof(data); i++)
+                data[i] = (uint8_t) (i * 13);
+        ck_assert_int_eq(rt_wcache_open(dir, 0, &c), 0);
+        rt_wcache_blob_unref(insert(c, "w", data, sizeof(data)));
+        rt_wcache_close(c);
+        only_file(path, sizeof(path));
+        plant(path);
+
+        ck_assert_int_eq(rt_wcache_open_readonly(dir, &rd), 0);
+        ck_assert_int_eq(rt_wcache_lookup(rd, "w", &b), 0);
+        rt_wcache_blob_unref(b);
+        rt_wcache_close(rd);
+
+        ck_assert_int_eq(rt_wcache_open(dir, 0, &c), 0);
+        ck_assert_int_eq(rt_wcache_lookup(c, "w", &b), -ENOENT);
+        rt_wcache_stats(c, &st);
+        ck_assert_uint_eq(st.corrupt, 1);
+        ck_assert_uint_eq(st.hits, 0);
+        ck_assert_int_eq(access(path, F_OK), -1);
+        rt_wcache_close(c);
+}
+END_TEST
+
+/* The key lives beside the directory, 0600; a key anyone else could read
+ * is replaced, which makes every existing file a miss. */
+START_TEST(test_key_file_private) {
+        rt_wcache_t *c = NULL;
+        rt_wcache_blob_t *b = NULL;
+        uint8_t data[100] = { 1, 2, 3 };
+        char key[600], path[600];
+        struct stat st;
+
+        ck_assert_int_eq(rt_wcache_open(dir, 0, &c), 0);
+        rt_wcache_blob_unref(insert(c, "w", data, sizeof(data)));
+        rt_wcache_close(c);
+        snprintf(key, sizeof(key), "%s.key", dir);
+        ck_assert_int_eq(stat(key, &st), 0);
+        ck_assert_int_eq(st.st_mode & 0777, 0600);
+        ck_assert_int_eq(st.st_size, 32);
+        /* Not in the directory: nothing there is the key. */
+        only_file(path, sizeof(path));
+        ck_assert_int_eq(chmod(key, 0644), 0);
+        ck_assert_int_eq(rt_wcache_open(dir, 0, &c), 0);
+        ck_assert_int_eq(stat(key, &st), 0);
+        ck_assert_int_eq(st.st_mode & 0777, 0600);
+        ck_assert_int_eq(rt_wcache_lookup(c, "w", &b), -ENOENT);
+        rt_wcache_close(c);
+}
+END_TEST
+
+/* A reader finds what the writer stored but never writes, removes or
+ * touches a file: inserts and clears are -EROFS, and a damaged file is a
+ * miss that stays for the writer to remove. */
+START_TEST(test_reader_never_writes) {
+        rt_wcache_t *c = NULL, *rd = NULL;
+        rt_wcache_blob_t *b = NULL;
+        struct iovec iov;
+        uint8_t data[5000];
+        char path[600];
+        struct stat before, after;
+
+        for (size_t i = 0; i < sizeof(data); i++)
+                data[i] = (uint8_t) i;
+        ck_assert_int_eq(rt_wcache_open_readonly(dir, &rd), -ENOENT);   /* no directory made */
+        ck_assert_int_eq(rt_wcache_open(dir, 0, &c), 0);
+        rt_wcache_blob_unref(insert(c, "w", data, sizeof(data)));
+        rt_wcache_close(c);
+        only_file(path, sizeof(path));
+        struct timespec old[2] = { { 1000, 0 }, { 1000, 0 } };
+        ck_assert_int_eq(utimensat(AT_FDCWD, path, old, 0), 0);
+        ck_assert_int_eq(stat(path, &before), 0);
+
+        ck_assert_int_eq(rt_wcache_open_readonly(dir, &rd), 0);
+        ck_assert_int_eq(rt_wcache_lookup(rd, "w", &b), 0);
+        size_t size = 0;
+        ck_assert_int_eq(memcmp(rt_wcache_blob_data(b, &size), data, sizeof(data)), 0);
+        rt_wcache_blob_unref(b);
+        iov = (struct iovec) { data, sizeof(data) };
+        ck_assert_int_eq(rt_wcache_insert(rd, "other", &iov, 1, &b), -EROFS);
+        ck_assert_int_eq(rt_wcache_clear(rd, NULL, NULL), -EROFS);
+        ck_assert_int_eq(stat(path, &after), 0);
+        ck_assert_int_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(pwrite(fd, "x", 1, RT_WCACHE_HEADER_SIZE + 7), 1);
+        close(fd);
+        rt_wcache_close(rd);
+        ck_assert_int_eq(rt_wcache_open_readonly(dir, &rd), 0);
+        ck_assert_int_eq(rt_wcache_lookup(rd, "w", &b), -ENOENT);
+        ck_assert_int_eq(access(path, F_OK), 0);
+        rt_wcache_close(rd);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("wcache");
         TCase *tc = tcase_create("wcache");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_insert_then_lookup_across_reopen);
+        tcase_add_test(tc, test_planted_file_is_a_miss);
+        tcase_add_test(tc, test_key_file_private);
+        tcase_add_test(tc, test_reader_never_writes);
         tcase_add_loop_test(tc, test_corrupt_file_detected_and_rebuilt, 0, 2);
         tcase_add_test(tc, test_quota_evicts_least_recently_used);
         tcase_add_loop_test(tc, test_fold_shared_and_identical, 0, 2);
