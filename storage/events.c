@@ -254,7 +254,8 @@ int store_event_list(store_db_t *db, const store_event_filter_t *filter, store_e
                  "(?3 IS NULL OR event_type = ?3) AND "
                  "(?4 IS NULL OR wallclock_us >= ?4) AND "
                  "(?5 IS NULL OR wallclock_us < ?5) AND "
-                 "id > ?6 AND (?8 IS NULL OR uid = ?8) ORDER BY id %s LIMIT ?7",
+                 "id > ?6 AND (?8 IS NULL OR uid = ?8 OR (?9 AND (uid IS NULL OR operator = 1))) "
+                 "ORDER BY id %s LIMIT ?7",
                  f->newest_first ? "DESC" : "ASC");
         int r = store__prepare(db, sql, &s);
         if (r < 0)
@@ -271,6 +272,7 @@ int store_event_list(store_db_t *db, const store_event_filter_t *filter, store_e
         (void) sqlite3_bind_int64(s, 7, f->limit > 0 && f->limit < INT64_MAX ? (int64_t) f->limit : -1);
         if (f->has_uid)
                 (void) sqlite3_bind_int64(s, 8, (int64_t) f->uid);
+        (void) sqlite3_bind_int(s, 9, f->has_uid && f->with_operators);
         return collect(s, ret_v, ret_n);
 }
 
