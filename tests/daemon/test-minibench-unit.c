@@ -300,7 +300,7 @@ START_TEST(test_select_nothing_correct) {
         record("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"crash-in-execute\"}}",
                TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR, false, 0, 0, 0);
         ck_assert_int_eq(bench_select(db, sha, 0, "x=1", NULL), -ENOENT);
-        ck_assert_int_eq(store_decision_get(db, sha, 0, &d), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, sha, 0, 0, &d), -ENOENT);
         ck_assert_int_eq(bench_select(db, "nothex", 0, "x=1", NULL), -EINVAL);
 }
 END_TEST
@@ -310,12 +310,12 @@ START_TEST(test_select_decision_stored_and_invalidated) {
 
         record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 50, 50, 50);
         ck_assert_int_eq(bench_select(db, sha, 1, "x=1", NULL), 0);
-        ck_assert_int_eq(store_decision_get(db, sha, 1, &d), 0);
+        ck_assert_int_eq(store_decision_get(db, sha, 1, 0, &d), 0);
         ck_assert_str_eq(d.driver_versions, "x=1");
         ck_assert_str_eq(d.settings_key, "");
         store_decision_done(&d);
         ck_assert_int_eq(store_decision_invalidate(db, "x=2"), 1);
-        ck_assert_int_eq(store_decision_get(db, sha, 1, &d), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, sha, 1, 0, &d), -ENOENT);
 }
 
 /* The daemon instance key of JSON settings, through the TFLiteSettings of
@@ -335,8 +335,8 @@ static void instance_key(const char *json, char *buf, size_t size) {
         rt_settings_done(&s);
 }
 
-/* A client-recorded top-1 accuracy (or mAP) for json settings. */
-static void record_accuracy(const char *json, const char *stage, double accuracy) {
+/* A client-recorded top-1 accuracy (or mAP) for json settings, by `uid`. */
+static void record_accuracy_by(uint32_t uid, const char *json, const char *stage, double accuracy) {
         char key[1024];
         store_evaluation_t e = {
                 .settings_key = key,
@@ -347,12 +347,17 @@ static void record_accuracy(const char *json, const char *stage, double accuracy
                 .samples = 100,
                 .metrics_json = (char *) "{}",
                 .has_uid = true,
-                .uid = 1000,
+                .uid = uid,
         };
 
         instance_key(json, key, sizeof(key));
         memcpy(e.model_sha256, sha, ACC_SHA256_HEX_SIZE);
         ck_assert_int_eq(store_evaluation_insert(db, &e, NULL), 0);
+}
+
+/* The same by root: an operator's record, which every uid's selection weighs. */
+static void record_accuracy(const char *json, const char *stage, double accuracy) {
+        record_accuracy_by(0, json, stage, accuracy);
 }
 
 #define XNN1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
@@ -380,11 +385,11 @@ START_TEST(test_select_accuracy_drop_excludes) {
         store_decision_done(&d);
 
         /* A looser limit lets the fastest back in. */
-        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", 0.1,
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, "x=1", 0.1,
                                            &d), 0);
         ck_assert_ptr_null(strstr(d.reason, "accuracy drop"));
         store_decision_done(&d);
-        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, &d), 0);
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, &d), 0);
         ck_assert_ptr_nonnull(strstr(d.reason, "lowest median"));
         store_decision_done(&d);
 
