@@ -94,11 +94,36 @@ static int get_by_name(store_db_t *db, const char *name, uint32_t uid, store_mod
                       name, uid, false, ret);
 }
 
+/* An operator's name that is not its own: the one model any uid gave that
+ * name, when exactly one did. */
+static int get_by_any_name(store_db_t *db, const char *name, uint32_t uid, store_model_t *ret) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        char sha[ACC_SHA256_HEX_SIZE];
+        int r = store__prepare(db, "SELECT DISTINCT model_sha256 FROM model_owners WHERE name = ?1 LIMIT 2", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, name);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE)
+                return -ENOENT;
+        if (rc != SQLITE_ROW)
+                return store__errno(rc);
+        snprintf(sha, sizeof(sha), "%s", (const char *) sqlite3_column_text(s, 0));
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW)
+                return -ENOENT; /* ambiguous: names are per uid */
+        if (rc != SQLITE_DONE)
+                return store__errno(rc);
+        return get_by_sha(db, sha, uid, true, ret);
+}
+
 int store_model_find_for(store_db_t *db, const char *key, uint32_t uid, bool all, store_model_t *ret) {
         if (!db || !key || !ret)
                 return -EINVAL;
-        if (!acc_sha256_hex_valid(key))
-                return get_by_name(db, key, uid, ret);
+        if (!acc_sha256_hex_valid(key)) {
+                int r = get_by_name(db, key, uid, ret);
+                return r == -ENOENT && all ? get_by_any_name(db, key, uid, ret) : r;
+        }
         if (!all) {
                 int r = store_model_owned(db, key, uid);
                 if (r <= 0)

@@ -128,10 +128,12 @@ int store_model_add(store_db_t *db, const void *data, size_t size, const char *n
 
 /*
  * Look up a model for uid: by SHA-256 hex, one uid owns (any stored model
- * when `all`: an operator), or by one of uid's own names (also for
- * operators: names are per uid). ret->name is uid's name (with `all`, any
- * owner's when uid has none). -ENOENT for a model uid may not see, exactly
- * as for one that does not exist. Returns 0, -EINVAL, -ENOENT.
+ * when `all`: an operator), or by one of uid's own names. With `all`, a
+ * name uid does not use finds the model another uid gave it when exactly
+ * one model has that name (-ENOENT when several do: names are per uid).
+ * ret->name is uid's name (with `all`, any owner's when uid has none).
+ * -ENOENT for a model uid may not see, exactly as for one that does not
+ * exist. Returns 0, -EINVAL, -ENOENT.
  */
 int store_model_find_for(store_db_t *db, const char *sha256_or_name, uint32_t uid, bool all, store_model_t *ret);
 

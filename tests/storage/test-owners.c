@@ -111,7 +111,8 @@ START_TEST(test_owners_names_are_per_uid) {
         ck_assert_int_eq(store_model_find_for(db, "net", 2000, false, &m), 0);
         ck_assert_str_eq(m.sha256, b.sha256);
         store_model_done(&m);
-        /* Operators too resolve only their own names. */
+        /* A tenant never reaches another's name; an operator does only
+         * when one model carries it (here two do). */
         ck_assert_int_eq(store_model_find_for(db, "net", 0, true, &m), -ENOENT);
         ck_assert_int_eq(store_model_find_for(db, "net", 3000, false, &m), -ENOENT);
         /* By sha256: owners, and operators (`all`). */
@@ -138,6 +139,11 @@ START_TEST(test_owners_names_are_per_uid) {
         ck_assert_int_eq(store_model_find_for(db, "net", 1000, false, &m), -ENOENT);
         ck_assert_int_eq(store_model_find_for(db, "net", 2000, false, &m), 0);
         store_model_done(&m);
+        /* Now one model has it: an operator finds it, a tenant still not. */
+        ck_assert_int_eq(store_model_find_for(db, "net", 0, true, &m), 0);
+        ck_assert_str_eq(m.sha256, b.sha256);
+        store_model_done(&m);
+        ck_assert_int_eq(store_model_find_for(db, "net", 3000, false, &m), -ENOENT);
         store_model_done(&a);
         store_model_done(&b);
 }
