@@ -16,7 +16,7 @@ _Static_assert(TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START == 1 && TFLITE__PROTO_
 
 #define EVENT_COLUMNS \
         "id, model_sha256, settings_key, driver_version, event_type, boottime_us, " \
-        "wallclock_us, ok, median_inference_us, blob"
+        "wallclock_us, ok, median_inference_us, blob, uid, operator"
 
 void store_event_done(store_event_t *e) {
         if (!e)
@@ -194,6 +194,9 @@ static int event_from_row(sqlite3_stmt *s, store_event_t *ret) {
                 } else
                         ok = false;
         }
+        e.has_uid = sqlite3_column_type(s, 10) != SQLITE_NULL;
+        e.uid = (uint32_t) sqlite3_column_int64(s, 10);
+        e.operator = sqlite3_column_int(s, 11) != 0;
         if (!ok) {
                 store_event_done(&e);
                 return -ENOMEM;

@@ -201,6 +201,9 @@ typedef struct store_event {
         int64_t median_inference_us; /* -1 when there are no inference times */
         uint8_t *blob;          /* owned: the full BenchmarkEvent bytes */
         size_t blob_size;
+        bool has_uid;           /* false: acceld's own (operators') */
+        uint32_t uid;
+        bool operator;          /* recorded by root or the operators group */
 } store_event_t;
 
 /* Free what e owns and zero it; free a list from store_event_list() or

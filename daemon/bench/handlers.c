@@ -199,8 +199,14 @@ static int startup_job(store_db_t *db, void *userdata) {
                 b = malloc(bn);
                 if (b) {
                         (void) tflite__proto__benchmark_event__pack(&ev, b);
+                        int64_t id = 0;
+
+                        /* The crash is the run's: it belongs to whoever
+                         * started it, and weighs in only their selection. */
                         k = store_event_insert(db, v[i].model_sha256, v[i].settings_key, v[i].driver_version, b,
-                                               bn, NULL);
+                                               bn, &id);
+                        if (k >= 0 && v[i].has_uid)
+                                k = store_event_set_owner(db, id, v[i].uid, v[i].operator);
                         if (k < 0)
                                 (void) log_warning_errno(k, "cannot record the crash of benchmark event %" PRId64,
                                                          v[i].id);

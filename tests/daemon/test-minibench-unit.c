@@ -363,6 +363,36 @@ static void record_accuracy(const char *json, const char *stage, double accuracy
 #define XNN1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
 #define XNN2 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}"
 
+/* Selection for a uid weighs its own and the operators' records only:
+ * another tenant's false accuracy claim moves that tenant's decision, not
+ * this one's (issue 21). */
+START_TEST(test_select_ignores_other_tenants) {
+        store_decision_t d = {};
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 1000, 1000, 1000);
+        record(XNN2, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 100, 100, 100);
+        record_accuracy_by(2000, "{}", STORE_STAGE_TOPK, 0.9);
+        record_accuracy_by(2000, XNN2, STORE_STAGE_TOPK, 0.0);
+
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 1000, "x=1",
+                                           0.01, &d), 0);
+        ck_assert_ptr_nonnull(strstr(d.settings_key, "XNNPACK"));
+        ck_assert_uint_eq(d.uid, 1000);
+        store_decision_done(&d);
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 2000, "x=1",
+                                           0.01, &d), 0);
+        ck_assert_ptr_null(strstr(d.settings_key, "XNNPACK"));
+        ck_assert_ptr_nonnull(strstr(d.reason, "accuracy drop"));
+        store_decision_done(&d);
+        /* Each kept its own; the operators' (uid 0) was never made. */
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 1000, &d), 0);
+        ck_assert_ptr_nonnull(strstr(d.settings_key, "XNNPACK"));
+        store_decision_done(&d);
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, &d),
+                         -ENOENT);
+}
+END_TEST
+
 START_TEST(test_select_accuracy_drop_excludes) {
         store_decision_t d = {};
         char *j;
@@ -447,6 +477,7 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_select_nothing_correct);
         tcase_add_test(tc, test_select_decision_stored_and_invalidated);
         tcase_add_test(tc, test_select_accuracy_drop_excludes);
+        tcase_add_test(tc, test_select_ignores_other_tenants);
         tcase_add_test(tc, test_select_accuracy_detection_and_missing_reference);
         suite_add_tcase(s, tc);
         return s;

@@ -174,8 +174,11 @@ START_TEST(test_owners_operator_rows) {
         ck_assert_int_eq(store_event_list(db, &f, &v, &n), 0);
         ck_assert_uint_eq(n, 3);
         ck_assert_int_eq(v[0].id, ids[0]);
+        ck_assert(!v[0].has_uid);
         ck_assert_int_eq(v[1].id, ids[1]);
+        ck_assert(v[1].has_uid && v[1].uid == 1000 && !v[1].operator);
         ck_assert_int_eq(v[2].id, ids[3]);
+        ck_assert(v[2].has_uid && v[2].uid == 3000 && v[2].operator);
         store_event_list_free(v, n);
         f.uid = 0;
         ck_assert_int_eq(store_event_list(db, &f, &v, &n), 0);
