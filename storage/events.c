@@ -302,23 +302,36 @@ int store_event_find_orphans(store_db_t *db, int64_t now_us, int64_t timeout_us,
         return collect(s, ret_v, ret_n);
 }
 
-int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
-                             const char *driver_version) {
+static int count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
+                        const char *driver_version, bool scoped, uint32_t uid) {
         if (!db || !acc_sha256_hex_valid(model_sha256) || !settings_key)
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db,
                                "SELECT count(*) FROM benchmark_events WHERE model_sha256 = ?1 "
                                "AND settings_key = ?2 AND event_type = 3 "
-                               "AND (?3 IS NULL OR driver_version = ?3)", &s);
+                               "AND (?3 IS NULL OR driver_version = ?3) "
+                               "AND (?4 IS NULL OR uid = ?4 OR uid IS NULL OR operator = 1)", &s);
         if (r < 0)
                 return r;
         (void) store__bind_text(s, 1, model_sha256);
         (void) store__bind_text(s, 2, settings_key);
         (void) store__bind_text(s, 3, driver_version);
+        if (scoped)
+                (void) sqlite3_bind_int64(s, 4, uid);
         int rc = sqlite3_step(s);
         if (rc != SQLITE_ROW)
                 return rc == SQLITE_DONE ? -EIO : store__errno(rc);
         int64_t n = sqlite3_column_int64(s, 0);
         return n > INT32_MAX ? INT32_MAX : (int) n;
+}
+
+int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
+                             const char *driver_version) {
+        return count_errors(db, model_sha256, settings_key, driver_version, false, 0);
+}
+
+int store_event_count_errors_for(store_db_t *db, const char *model_sha256, const char *settings_key,
+                                 const char *driver_version, uint32_t uid) {
+        return count_errors(db, model_sha256, settings_key, driver_version, true, uid);
 }

@@ -296,6 +296,13 @@ int store_event_find_orphans(store_db_t *db, int64_t now_us, int64_t timeout_us,
 int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
                              const char *driver_version);
 
+/* The same, counting only the ERRORs uid and the operators recorded (uid
+ * 0: the operators' and acceld's own alone), so that one tenant's failed
+ * runs (a timeout it chose, say) never get a setting skipped or
+ * quarantined for another. */
+int store_event_count_errors_for(store_db_t *db, const char *model_sha256, const char *settings_key,
+                                 const char *driver_version, uint32_t uid);
+
 /* ---- Evaluations (evaluations.c): evaluation-stage results ------------ */
 
 /* Stages by the name stored in the `stage` column. */

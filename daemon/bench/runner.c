@@ -586,12 +586,13 @@ static int insert_job(store_db_t *db, void *userdata) {
 
 typedef struct count_args {
         const char *sha256, *key, *driver_version;
+        uint32_t uid;                   /* whose failures count (with the operators'): 0 for the operators */
 } count_args_t;
 
 static int count_job(store_db_t *db, void *userdata) {
         count_args_t *a = userdata;
 
-        return store_event_count_errors(db, a->sha256, a->key, a->driver_version);
+        return store_event_count_errors_for(db, a->sha256, a->key, a->driver_version, a->uid);
 }
 
 typedef struct find_args {
@@ -837,7 +838,8 @@ static void run_job_init(const bench_runner_t *rn, bench_run_t *run, Acceld__Ben
  * it has not failed too often with this driver version, and its START is
  * recorded. Marks it skipped (with why) when not. */
 static bool candidate_admit(bench_runner_t *rn, bench_run_t *run, bench_candidate_t *c, bool missing_golden) {
-        count_args_t a = { run->sha256, c->key, c->driver_version };
+        count_args_t a = { run->sha256, c->key, c->driver_version,
+                           run->req.has_uid && !run->req.operator ? run->req.uid : 0 };
         int r;
 
         if (!c->key) {

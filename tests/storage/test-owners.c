@@ -185,6 +185,21 @@ START_TEST(test_owners_operator_rows) {
         ck_assert_uint_eq(n, 2);
         store_event_list_free(v, n);
 
+        /* Failures count the same way: tenant 2000's ERRORs are its own. */
+        for (int i = 0; i < 3; i++) {
+                int64_t id;
+                uint8_t *blob = event_blob(TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR, 1, 2000 + i, NULL, 0, -1,
+                                           &size);
+                ck_assert_int_eq(store_event_insert(db, sha, "k", NULL, blob, size, &id), 0);
+                free(blob);
+                if (i > 0)
+                        ck_assert_int_eq(store_event_set_owner(db, id, 2000, false), 0);
+        }
+        ck_assert_int_eq(store_event_count_errors(db, sha, "k", NULL), 3);
+        ck_assert_int_eq(store_event_count_errors_for(db, sha, "k", NULL, 2000), 3);
+        ck_assert_int_eq(store_event_count_errors_for(db, sha, "k", NULL, 1000), 1);
+        ck_assert_int_eq(store_event_count_errors_for(db, sha, "k", NULL, 0), 1);
+
         store_evaluation_t e = { .settings_key = (char *) "k", .stage = (char *) STORE_STAGE_TOPK,
                                  .source = (char *) "client", .metrics_json = (char *) "{}", .has_uid = true };
         memcpy(e.model_sha256, sha, sizeof(sha));
