@@ -4,11 +4,14 @@
  * forward migrations keyed by PRAGMA user_version. A step never changes
  * once released; a new schema is a new step appended at the end.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "storage-internal.h"
 
@@ -209,6 +212,60 @@ static int backfill_readable(store_db_t *db) {
         return store__errno(rc);
 }
 
+/* v6: ownership everywhere (issue 21). Names become per uid: they move
+ * from models (one global namespace) to model_owners, so each uid names its
+ * models as it likes and never reaches another's by name. A model with a
+ * name but no owner row gets root as its owner; a name goes to every uid
+ * that owned the model (each could use it before). Events and evaluations
+ * get `operator` (recorded by root or the operators group): selection for
+ * a uid weighs its own rows and the operators' only; old rows of root or
+ * without a uid are the operators'. Decisions are per uid (uid 0 holds the
+ * operators' decision, the fallback of every uid); old decisions become
+ * root's. */
+static const char schema_v6[] =
+        "ALTER TABLE model_owners ADD COLUMN name TEXT;"
+        "INSERT OR IGNORE INTO model_owners (model_sha256, uid)"
+        "  SELECT sha256, 0 FROM models WHERE sha256 NOT IN (SELECT model_sha256 FROM model_owners);"
+        "UPDATE model_owners SET name = (SELECT name FROM models WHERE models.sha256 = model_owners.model_sha256);"
+        "CREATE UNIQUE INDEX model_owners_name ON model_owners (uid, name);"
+        "CREATE TABLE models_v6 ("
+        "  sha256 TEXT PRIMARY KEY NOT NULL CHECK (length(sha256) = 64),"
+        "  size INTEGER NOT NULL,"
+        "  path TEXT NOT NULL,"
+        "  added_at INTEGER NOT NULL,"
+        "  last_used_at INTEGER NOT NULL);"
+        "INSERT INTO models_v6 SELECT sha256, size, path, added_at, last_used_at FROM models;"
+        "DROP TABLE models;"
+        "ALTER TABLE models_v6 RENAME TO models;"
+        "ALTER TABLE benchmark_events ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;"
+        "UPDATE benchmark_events SET operator = 1 WHERE uid IS NULL OR uid = 0;"
+        "ALTER TABLE evaluations ADD COLUMN operator INTEGER NOT NULL DEFAULT 0;"
+        "UPDATE evaluations SET operator = 1 WHERE uid IS NULL OR uid = 0;"
+        "DROP VIEW decisions_readable;"
+        "CREATE TABLE decisions_v6 ("
+        "  model_sha256 TEXT NOT NULL,"
+        "  preference INTEGER NOT NULL,"
+        "  uid INTEGER NOT NULL,"
+        "  settings_key TEXT NOT NULL,"
+        "  settings BLOB NOT NULL,"
+        "  reason TEXT NOT NULL,"
+        "  driver_versions TEXT NOT NULL,"
+        "  decided_at INTEGER NOT NULL,"
+        "  settings_json TEXT,"
+        "  PRIMARY KEY (model_sha256, preference, uid));"
+        "INSERT INTO decisions_v6 SELECT model_sha256, preference, 0, settings_key, settings, reason,"
+        "  driver_versions, decided_at, settings_json FROM decisions;"
+        "DROP TABLE decisions;"
+        "ALTER TABLE decisions_v6 RENAME TO decisions;"
+        "CREATE VIEW decisions_readable AS SELECT"
+        "  model_sha256, uid,"
+        "  CASE preference WHEN 0 THEN 'ANY' WHEN 1 THEN 'LOW_LATENCY' WHEN 2 THEN 'LOW_POWER'"
+        "    WHEN 3 THEN 'FORCE_CPU' ELSE preference END AS preference,"
+        "  settings_json, reason, driver_versions,"
+        "  strftime('%Y-%m-%d %H:%M:%S', decided_at / 1e6, 'unixepoch') AS decided_utc,"
+        "  settings_key"
+        "  FROM decisions;";
+
 static const struct migration {
         int version;
         const char *sql;
@@ -219,6 +276,7 @@ static const struct migration {
         { 3, schema_v3, NULL },
         { 4, schema_v4, NULL },
         { 5, schema_v5, backfill_readable },
+        { 6, schema_v6, NULL },
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
@@ -303,13 +361,59 @@ static int migrate(store_db_t *db, char *err, size_t err_size) {
         return 0;
 }
 
+/* The state is acceld's alone (docs/architecture.md, "Tenants"): clients
+ * reach it only through requests. Folders are 0700 and files 0600, and
+ * what an older acceld (or a packaged 0750 StateDirectory) left readable
+ * to the group is narrowed here at every open. */
+static int make_private(const char *path, mode_t keep) {
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0 || st.st_uid != geteuid())
+                return 0;
+        return chmod(path, st.st_mode & keep) < 0 ? -errno : 0;
+}
+
 static int make_dir(const char *path) {
-        if (mkdir(path, 0750) < 0 && errno != EEXIST)
+        if (mkdir(path, 0700) < 0 && errno != EEXIST)
                 return -errno;
         struct stat st;
         if (stat(path, &st) < 0)
                 return -errno;
-        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        int r = make_private(path, 0700);
+        if (r < 0)
+                return r;
+        /* Files an older acceld wrote 0640. */
+        DIR *d = opendir(path);
+        if (!d)
+                return -errno;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+                        continue;
+                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+                    (st.st_mode & 077) && st.st_uid == geteuid())
+                        (void) fchmodat(dirfd(d), e->d_name, st.st_mode & 0600, 0);
+        }
+        (void) closedir(d);
+        return 0;
+}
+
+/* The database and its WAL and shared-memory files (SQLite gives new WAL
+ * files the database file's mode). */
+static int db_files_private(const char *path) {
+        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                _cleanup_free_ char *p = NULL;
+                if (asprintf(&p, "%s%s", path, suffixes[i]) < 0)
+                        return -ENOMEM;
+                int r = make_private(p, 0600);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 store_db_t *store_db_close(store_db_t *db) {
@@ -362,6 +466,9 @@ int store_db_open(const char *state_dir, store_db_t **ret, char *err, size_t err
         if (rc != SQLITE_OK)
                 return fail(store__errno(rc), err, err_size, "cannot open %s: %s", path,
                             db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc));
+        r = db_files_private(path);
+        if (r < 0)
+                return fail(r, err, err_size, "cannot make %s private: %s", path, strerror(-r));
         (void) sqlite3_extended_result_codes(db->db, 1);
         (void) sqlite3_busy_timeout(db->db, 5000);
 

@@ -10,7 +10,7 @@
 #include "storage-internal.h"
 
 #define EVALUATION_COLUMNS \
-        "id, model_sha256, settings_key, stage, source, accuracy, samples, metrics_json, wallclock_us, uid"
+        "id, model_sha256, settings_key, stage, source, accuracy, samples, metrics_json, wallclock_us, uid, operator"
 
 void store_evaluation_done(store_evaluation_t *e) {
         if (!e)
@@ -39,7 +39,7 @@ int store_evaluation_insert(store_db_t *db, const store_evaluation_t *e, int64_t
                 return -EINVAL;
         r = store__prepare(db,
                            "INSERT INTO evaluations (model_sha256, settings_key, stage, source, accuracy, samples, "
-                           "metrics_json, wallclock_us, uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                           "metrics_json, wallclock_us, uid, operator) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                            &s);
         if (r < 0)
                 return r;
@@ -58,6 +58,8 @@ int store_evaluation_insert(store_db_t *db, const store_evaluation_t *e, int64_t
                 (void) sqlite3_bind_int64(s, 9, e->uid);
         else
                 (void) sqlite3_bind_null(s, 9);
+        /* Root's rows and acceld's own (no uid) are the operators'. */
+        (void) sqlite3_bind_int(s, 10, e->operator || !e->has_uid || e->uid == 0);
         r = store__errno(sqlite3_step(s));
         if (r < 0)
                 return r;
@@ -84,6 +86,7 @@ static int row_read(sqlite3_stmt *s, store_evaluation_t *ret) {
         e.wallclock_us = sqlite3_column_int64(s, 8);
         e.has_uid = sqlite3_column_type(s, 9) != SQLITE_NULL;
         e.uid = (uint32_t) sqlite3_column_int64(s, 9);
+        e.operator = sqlite3_column_int(s, 10) != 0;
         if (!ok) {
                 store_evaluation_done(&e);
                 return -ENOMEM;
@@ -109,7 +112,8 @@ int store_evaluation_list(store_db_t *db, const store_evaluation_filter_t *filte
         r = store__prepare(db,
                            "SELECT " EVALUATION_COLUMNS " FROM evaluations WHERE"
                            " (?1 IS NULL OR model_sha256 = ?1) AND (?2 IS NULL OR settings_key = ?2)"
-                           " AND (?3 IS NULL OR stage = ?3) AND id > ?4 AND (?5 IS NULL OR uid = ?5)"
+                           " AND (?3 IS NULL OR stage = ?3) AND id > ?4"
+                           " AND (?5 IS NULL OR uid = ?5 OR (?7 AND (uid IS NULL OR operator = 1)))"
                            " ORDER BY id LIMIT ?6",
                            &s);
         if (r < 0)
@@ -123,6 +127,7 @@ int store_evaluation_list(store_db_t *db, const store_evaluation_filter_t *filte
         else
                 (void) sqlite3_bind_null(s, 5);
         (void) sqlite3_bind_int64(s, 6, filter->limit ? (int64_t) filter->limit : -1);
+        (void) sqlite3_bind_int(s, 7, filter->has_uid && filter->with_operators);
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
                 if (n == cap) {
                         size_t ncap = cap ? 2 * cap : 16;

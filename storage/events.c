@@ -16,7 +16,7 @@ _Static_assert(TFLITE__PROTO__BENCHMARK_EVENT_TYPE__START == 1 && TFLITE__PROTO_
 
 #define EVENT_COLUMNS \
         "id, model_sha256, settings_key, driver_version, event_type, boottime_us, " \
-        "wallclock_us, ok, median_inference_us, blob"
+        "wallclock_us, ok, median_inference_us, blob, uid, operator"
 
 void store_event_done(store_event_t *e) {
         if (!e)
@@ -194,6 +194,9 @@ static int event_from_row(sqlite3_stmt *s, store_event_t *ret) {
                 } else
                         ok = false;
         }
+        e.has_uid = sqlite3_column_type(s, 10) != SQLITE_NULL;
+        e.uid = (uint32_t) sqlite3_column_int64(s, 10);
+        e.operator = sqlite3_column_int(s, 11) != 0;
         if (!ok) {
                 store_event_done(&e);
                 return -ENOMEM;
@@ -254,7 +257,8 @@ int store_event_list(store_db_t *db, const store_event_filter_t *filter, store_e
                  "(?3 IS NULL OR event_type = ?3) AND "
                  "(?4 IS NULL OR wallclock_us >= ?4) AND "
                  "(?5 IS NULL OR wallclock_us < ?5) AND "
-                 "id > ?6 AND (?8 IS NULL OR uid = ?8) ORDER BY id %s LIMIT ?7",
+                 "id > ?6 AND (?8 IS NULL OR uid = ?8 OR (?9 AND (uid IS NULL OR operator = 1))) "
+                 "ORDER BY id %s LIMIT ?7",
                  f->newest_first ? "DESC" : "ASC");
         int r = store__prepare(db, sql, &s);
         if (r < 0)
@@ -271,6 +275,7 @@ int store_event_list(store_db_t *db, const store_event_filter_t *filter, store_e
         (void) sqlite3_bind_int64(s, 7, f->limit > 0 && f->limit < INT64_MAX ? (int64_t) f->limit : -1);
         if (f->has_uid)
                 (void) sqlite3_bind_int64(s, 8, (int64_t) f->uid);
+        (void) sqlite3_bind_int(s, 9, f->has_uid && f->with_operators);
         return collect(s, ret_v, ret_n);
 }
 
@@ -297,23 +302,36 @@ int store_event_find_orphans(store_db_t *db, int64_t now_us, int64_t timeout_us,
         return collect(s, ret_v, ret_n);
 }
 
-int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
-                             const char *driver_version) {
+static int count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
+                        const char *driver_version, bool scoped, uint32_t uid) {
         if (!db || !acc_sha256_hex_valid(model_sha256) || !settings_key)
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = store__prepare(db,
                                "SELECT count(*) FROM benchmark_events WHERE model_sha256 = ?1 "
                                "AND settings_key = ?2 AND event_type = 3 "
-                               "AND (?3 IS NULL OR driver_version = ?3)", &s);
+                               "AND (?3 IS NULL OR driver_version = ?3) "
+                               "AND (?4 IS NULL OR uid = ?4 OR uid IS NULL OR operator = 1)", &s);
         if (r < 0)
                 return r;
         (void) store__bind_text(s, 1, model_sha256);
         (void) store__bind_text(s, 2, settings_key);
         (void) store__bind_text(s, 3, driver_version);
+        if (scoped)
+                (void) sqlite3_bind_int64(s, 4, uid);
         int rc = sqlite3_step(s);
         if (rc != SQLITE_ROW)
                 return rc == SQLITE_DONE ? -EIO : store__errno(rc);
         int64_t n = sqlite3_column_int64(s, 0);
         return n > INT32_MAX ? INT32_MAX : (int) n;
+}
+
+int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
+                             const char *driver_version) {
+        return count_errors(db, model_sha256, settings_key, driver_version, false, 0);
+}
+
+int store_event_count_errors_for(store_db_t *db, const char *model_sha256, const char *settings_key,
+                                 const char *driver_version, uint32_t uid) {
+        return count_errors(db, model_sha256, settings_key, driver_version, true, uid);
 }

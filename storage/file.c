@@ -42,7 +42,7 @@ int store__file_write_atomic(const char *dir, const char *name, const void *data
         if (fd < 0)
                 return -errno;
         int r = write_all(fd, data, size);
-        if (r == 0 && fchmod(fd, 0640) < 0)
+        if (r == 0 && fchmod(fd, 0600) < 0)
                 r = -errno;
         /* The data must be on disk before the rename makes it visible, or a
          * crash could leave a complete-looking name over torn bytes. */

@@ -14,7 +14,13 @@
 
 #include "storage-internal.h"
 
-#define MODEL_COLUMNS "sha256, name, size, path, added_at, last_used_at"
+/* A model row with the name `?2` gave it (uid ?2's own name), or, when ?3
+ * is true and ?2 has none, any owner's (the smallest): names are per uid
+ * and live in model_owners. */
+#define MODEL_SELECT \
+        "SELECT m.sha256, coalesce((SELECT name FROM model_owners WHERE model_sha256 = m.sha256 AND uid = ?2), " \
+        "  CASE WHEN ?3 THEN (SELECT min(name) FROM model_owners WHERE model_sha256 = m.sha256) END) AS owner_name, " \
+        "  m.size, m.path, m.added_at, m.last_used_at FROM models AS m"
 
 /* Whether `name` is a temporary of store__file_write_atomic(): ".<name>.XXXXXX". */
 static bool tmp_name(const char *name) {
@@ -102,14 +108,17 @@ static int model_from_row(store_db_t *db, sqlite3_stmt *s, store_model_t *ret) {
         return 0;
 }
 
-static int get_by(store_db_t *db, const char *column_sql, const char *key, store_model_t *ret) {
+static int get_by(store_db_t *db, const char *sql, const char *key, uint32_t uid, bool any_name,
+                  store_model_t *ret) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = store__prepare(db, column_sql, &s);
+        int r = store__prepare(db, sql, &s);
         if (r < 0)
                 return r;
         r = store__bind_text(s, 1, key);
         if (r < 0)
                 return r;
+        (void) sqlite3_bind_int64(s, 2, uid);
+        (void) sqlite3_bind_int(s, 3, any_name);
         int rc = sqlite3_step(s);
         if (rc == SQLITE_DONE)
                 return -ENOENT;
@@ -118,61 +127,104 @@ static int get_by(store_db_t *db, const char *column_sql, const char *key, store
         return ret ? model_from_row(db, s, ret) : 0;
 }
 
-static int get_by_sha(store_db_t *db, const char *sha, store_model_t *ret) {
-        return get_by(db, "SELECT " MODEL_COLUMNS " FROM models WHERE sha256 = ?1", sha, ret);
+static int get_by_sha(store_db_t *db, const char *sha, uint32_t uid, bool any_name, store_model_t *ret) {
+        return get_by(db, MODEL_SELECT " WHERE m.sha256 = ?1", sha, uid, any_name, ret);
 }
 
-static int get_by_name(store_db_t *db, const char *name, store_model_t *ret) {
-        return get_by(db, "SELECT " MODEL_COLUMNS " FROM models WHERE name = ?1", name, ret);
+/* Names are per uid: only uid's own name finds a model. */
+static int get_by_name(store_db_t *db, const char *name, uint32_t uid, store_model_t *ret) {
+        return get_by(db,
+                      MODEL_SELECT " WHERE m.sha256 = (SELECT model_sha256 FROM model_owners WHERE uid = ?2 AND name = ?1)",
+                      name, uid, false, ret);
+}
+
+/* An operator's name that is not its own: the one model any uid gave that
+ * name, when exactly one did. */
+static int get_by_any_name(store_db_t *db, const char *name, uint32_t uid, store_model_t *ret) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        char sha[ACC_SHA256_HEX_SIZE];
+        int r = store__prepare(db, "SELECT DISTINCT model_sha256 FROM model_owners WHERE name = ?1 LIMIT 2", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, name);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE)
+                return -ENOENT;
+        if (rc != SQLITE_ROW)
+                return store__errno(rc);
+        snprintf(sha, sizeof(sha), "%s", (const char *) sqlite3_column_text(s, 0));
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW)
+                return -ENOENT; /* ambiguous: names are per uid */
+        if (rc != SQLITE_DONE)
+                return store__errno(rc);
+        return get_by_sha(db, sha, uid, true, ret);
+}
+
+int store_model_find_for(store_db_t *db, const char *key, uint32_t uid, bool all, store_model_t *ret) {
+        if (!db || !key || !ret)
+                return -EINVAL;
+        if (!acc_sha256_hex_valid(key)) {
+                int r = get_by_name(db, key, uid, ret);
+                return r == -ENOENT && all ? get_by_any_name(db, key, uid, ret) : r;
+        }
+        if (!all) {
+                int r = store_model_owned(db, key, uid);
+                if (r <= 0)
+                        return r < 0 ? r : -ENOENT;
+        }
+        return get_by_sha(db, key, uid, all, ret);
 }
 
 int store_model_find(store_db_t *db, const char *key, store_model_t *ret) {
-        if (!db || !key || !ret)
-                return -EINVAL;
-        if (acc_sha256_hex_valid(key))
-                return get_by_sha(db, key, ret);
-        return get_by_name(db, key, ret);
+        return store_model_find_for(db, key, 0, true, ret);
 }
 
-static int insert_or_name(store_db_t *db, const char *sha, uint64_t size, const char *rel, const char *name) {
-        store_model_t old = { 0 };
-        int r = get_by_sha(db, sha, &old);
-        if (r == 0) {
-                bool same = !name || (old.name && strcmp(old.name, name) == 0);
-                bool unnamed = !old.name;
-                store_model_done(&old);
-                if (same)
-                        return 0;
-                if (!unnamed)
-                        return -EEXIST;
-                _cleanup_stmt_ sqlite3_stmt *s = NULL;
-                r = store__prepare(db, "UPDATE models SET name = ?2 WHERE sha256 = ?1", &s);
-                if (r == 0)
-                        r = store__bind_text(s, 1, sha);
-                if (r == 0)
-                        r = store__bind_text(s, 2, name);
-                if (r == 0)
-                        r = store__errno(sqlite3_step(s)); /* UNIQUE(name) -> -EEXIST */
+/* The uid's owner row: created, or given the name it did not have yet. */
+static int owner_name(store_db_t *db, const char *sha, uint32_t uid, const char *name) {
+        _cleanup_stmt_ sqlite3_stmt *q = NULL;
+        int r = store__prepare(db, "SELECT name FROM model_owners WHERE model_sha256 = ?1 AND uid = ?2", &q);
+        if (r < 0)
                 return r;
-        }
-        if (r != -ENOENT)
-                return r;
-
+        (void) store__bind_text(q, 1, sha);
+        (void) sqlite3_bind_int64(q, 2, uid);
+        int rc = sqlite3_step(q);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                return store__errno(rc);
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        r = store__prepare(db,
-                           "INSERT INTO models (sha256, name, size, path, added_at, last_used_at) "
-                           "VALUES (?1, ?2, ?3, ?4, ?5, ?5)", &s);
+        if (rc == SQLITE_ROW) {
+                const char *old = (const char *) sqlite3_column_text(q, 0);
+                if (!name || (old && strcmp(old, name) == 0))
+                        return 0;
+                if (old)
+                        return -EEXIST;
+                r = store__prepare(db, "UPDATE model_owners SET name = ?3 WHERE model_sha256 = ?1 AND uid = ?2", &s);
+        } else
+                r = store__prepare(db, "INSERT INTO model_owners (model_sha256, uid, name) VALUES (?1, ?2, ?3)", &s);
         if (r < 0)
                 return r;
         (void) store__bind_text(s, 1, sha);
-        (void) store__bind_text(s, 2, name);
-        (void) sqlite3_bind_int64(s, 3, (sqlite3_int64) size);
-        (void) store__bind_text(s, 4, rel);
-        (void) sqlite3_bind_int64(s, 5, store__now_us());
+        (void) sqlite3_bind_int64(s, 2, uid);
+        (void) store__bind_text(s, 3, name);
+        return store__errno(sqlite3_step(s)); /* UNIQUE(uid, name) -> -EEXIST */
+}
+
+static int insert_row(store_db_t *db, const char *sha, uint64_t size, const char *rel) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = store__prepare(db,
+                               "INSERT OR IGNORE INTO models (sha256, size, path, added_at, last_used_at) "
+                               "VALUES (?1, ?2, ?3, ?4, ?4)", &s);
+        if (r < 0)
+                return r;
+        (void) store__bind_text(s, 1, sha);
+        (void) sqlite3_bind_int64(s, 2, (sqlite3_int64) size);
+        (void) store__bind_text(s, 3, rel);
+        (void) sqlite3_bind_int64(s, 4, store__now_us());
         return store__errno(sqlite3_step(s));
 }
 
-int store_model_add(store_db_t *db, const void *data, size_t size, const char *name, store_model_t *ret) {
+static int add(store_db_t *db, const void *data, size_t size, const char *name, bool has_owner, uint32_t uid,
+               store_model_t *ret) {
         if (!db || !data || size == 0)
                 return -EINVAL;
         if (name && name_valid(name) < 0)
@@ -195,7 +247,9 @@ int store_model_add(store_db_t *db, const void *data, size_t size, const char *n
         r = store__begin(db);
         if (r < 0)
                 return r;
-        r = insert_or_name(db, sha, size, rel, name);
+        r = insert_row(db, sha, size, rel);
+        if (r == 0 && has_owner)
+                r = owner_name(db, sha, uid, name);
         if (r == 0)
                 r = store__commit(db);
         if (r < 0) {
@@ -203,17 +257,31 @@ int store_model_add(store_db_t *db, const void *data, size_t size, const char *n
                 return r;
         }
         if (ret)
-                return get_by_sha(db, sha, ret);
+                return get_by_sha(db, sha, uid, false, ret);
         return 0;
 }
 
-int store_model_list(store_db_t *db, store_model_t **ret_v, size_t *ret_n) {
+int store_model_add(store_db_t *db, const void *data, size_t size, const char *name, store_model_t *ret) {
+        return add(db, data, size, name, name != NULL, 0, ret);
+}
+
+int store_model_add_for(store_db_t *db, const void *data, size_t size, const char *name, uint32_t uid,
+                        store_model_t *ret) {
+        return add(db, data, size, name, true, uid, ret);
+}
+
+int store__model_list(store_db_t *db, bool owned, uint32_t uid, store_model_t **ret_v, size_t *ret_n) {
         if (!db || !ret_v || !ret_n)
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = store__prepare(db, "SELECT " MODEL_COLUMNS " FROM models ORDER BY name IS NULL, name, sha256", &s);
+        int r = store__prepare(db,
+                               MODEL_SELECT " WHERE NOT ?4 OR EXISTS (SELECT 1 FROM model_owners "
+                               "WHERE model_sha256 = m.sha256 AND uid = ?2) ORDER BY owner_name IS NULL, owner_name, m.sha256", &s);
         if (r < 0)
                 return r;
+        (void) sqlite3_bind_int64(s, 2, uid);
+        (void) sqlite3_bind_int(s, 3, !owned);
+        (void) sqlite3_bind_int(s, 4, owned);
         store_model_t *v = NULL;
         size_t n = 0, cap = 0;
         int rc;
@@ -243,6 +311,10 @@ int store_model_list(store_db_t *db, store_model_t **ret_v, size_t *ret_n) {
         return 0;
 }
 
+int store_model_list(store_db_t *db, store_model_t **ret_v, size_t *ret_n) {
+        return store__model_list(db, false, 0, ret_v, ret_n);
+}
+
 int store_model_touch(store_db_t *db, const char *sha256) {
         if (!db || !acc_sha256_hex_valid(sha256))
                 return -EINVAL;
@@ -262,7 +334,7 @@ int store_model_verify(store_db_t *db, const char *sha256) {
         if (!db || !acc_sha256_hex_valid(sha256))
                 return -EINVAL;
         _cleanup_(store_model_done) store_model_t m = { 0 };
-        int r = get_by_sha(db, sha256, &m);
+        int r = get_by_sha(db, sha256, 0, false, &m);
         if (r < 0)
                 return r;
         char got[ACC_SHA256_HEX_SIZE];

@@ -38,32 +38,7 @@ int store_model_owned(store_db_t *db, const char *sha256, uint32_t uid) {
 }
 
 int store_model_list_owned(store_db_t *db, uint32_t uid, store_model_t **ret_v, size_t *ret_n) {
-        store_model_t *v = NULL;
-        size_t n = 0, k = 0;
-        int r = store_model_list(db, &v, &n);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++) {
-                int o = store_model_owned(db, v[i].sha256, uid);
-                if (o == 1) {
-                        if (k != i) {
-                                v[k] = v[i];
-                                memset(&v[i], 0, sizeof(v[i]));
-                        }
-                        k++;
-                } else {
-                        store_model_done(&v[i]);
-                        if (o < 0)
-                                r = o;
-                }
-        }
-        if (r < 0) {
-                store_model_list_free(v, n);
-                return r;
-        }
-        *ret_v = v;
-        *ret_n = k;
-        return 0;
+        return store__model_list(db, true, uid, ret_v, ret_n);
 }
 
 static int owners_count(store_db_t *db, const char *sha256) {
@@ -81,12 +56,9 @@ int store_model_disown(store_db_t *db, const char *key, uint32_t uid) {
         if (!db || !key)
                 return -EINVAL;
         _cleanup_(store_model_done) store_model_t m = { 0 };
-        int r = store_model_find(db, key, &m);
+        int r = store_model_find_for(db, key, uid, false, &m);
         if (r < 0)
                 return r;
-        r = store_model_owned(db, m.sha256, uid);
-        if (r <= 0)
-                return r < 0 ? r : -ENOENT;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         r = store__prepare(db, "DELETE FROM model_owners WHERE model_sha256 = ?1 AND uid = ?2", &s);
         if (r < 0)
@@ -102,17 +74,22 @@ int store_model_disown(store_db_t *db, const char *key, uint32_t uid) {
         return r == 0 ? store_model_remove(db, m.sha256) : 0;
 }
 
-int store_event_set_uid(store_db_t *db, int64_t id, uint32_t uid) {
+int store_event_set_owner(store_db_t *db, int64_t id, uint32_t uid, bool operator) {
         if (!db || id <= 0)
                 return -EINVAL;
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = store__prepare(db, "UPDATE benchmark_events SET uid = ?2 WHERE id = ?1", &s);
+        int r = store__prepare(db, "UPDATE benchmark_events SET uid = ?2, operator = ?3 WHERE id = ?1", &s);
         if (r < 0)
                 return r;
         (void) sqlite3_bind_int64(s, 1, id);
         (void) sqlite3_bind_int64(s, 2, uid);
+        (void) sqlite3_bind_int(s, 3, operator || uid == 0);
         r = store__errno(sqlite3_step(s));
         if (r < 0)
                 return r;
         return sqlite3_changes(db->db) ? 0 : -ENOENT;
+}
+
+int store_event_set_uid(store_db_t *db, int64_t id, uint32_t uid) {
+        return store_event_set_owner(db, id, uid, uid == 0);
 }

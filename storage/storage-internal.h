@@ -62,3 +62,8 @@ int store__file_sha256(const char *path, char ret_hex[ACC_SHA256_HEX_SIZE], uint
 
 /* "<dir>/<name>" malloc'ed, or NULL. */
 char *store__path_join(const char *dir, const char *name);
+
+/* Stored models ordered by name then sha256, named as uid names them:
+ * every model (owned false; another owner's name when uid has none) or
+ * only uid's (owned true). 0, -EINVAL, -ENOMEM, -EIO. */
+int store__model_list(store_db_t *db, bool owned, uint32_t uid, store_model_t **ret_v, size_t *ret_n);

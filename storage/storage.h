@@ -29,7 +29,7 @@
 #include "sha256.h"
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* Longest model name and cache token, in bytes. */
 #define STORE_NAME_MAX 255
@@ -86,9 +86,16 @@ const char *store_db_state_dir(store_db_t *db);
 
 /* ---- Model store (models.c) ------------------------------------------- */
 
+/*
+ * Models and their owners (docs/storage.md, "Tenants"). The bytes are
+ * stored once per SHA-256 and shared; each uid that stored them has an
+ * owner row (model_owners) with its own optional name. Names are per uid:
+ * two uids may use one name for different models, and a name finds only
+ * the model its uid gave it. uid 0 (root) stands for the operators.
+ */
 typedef struct store_model {
         char sha256[ACC_SHA256_HEX_SIZE];
-        char *name;             /* owned, NULL if unnamed */
+        char *name;             /* owned, NULL if unnamed: the name of the uid it was looked up for */
         uint64_t size;
         char *path;             /* owned: <state>/models/<sha256>.tflite */
         int64_t added_at_us;    /* CLOCK_REALTIME, microseconds */
@@ -102,46 +109,67 @@ void store_model_done(store_model_t *m);
 void store_model_list_free(store_model_t *v, size_t n);
 
 /*
- * Store model bytes (content-addressed: temp file, fsync, rename, fsync of
- * the folder, then the row). Adding the same bytes again is idempotent and
- * returns the existing row; a name given then is set if the model had none.
- * name may be NULL; it must be 1..STORE_NAME_MAX bytes, without '/', and
- * not look like a SHA-256 (so a lookup key is never ambiguous).
- * ret may be NULL; else it receives the row (store_model_done() it).
- * Returns 0, -EINVAL (size 0, bad name), -EEXIST (name used by another
- * model, or the model already has a different name), -EIO, -ENOSPC, -ENOMEM.
+ * Store model bytes for uid (content-addressed: temp file, fsync, rename,
+ * fsync of the folder, then the rows) and make uid an owner. Adding the
+ * same bytes again is idempotent; a name given then is set if uid had
+ * none for the model. name may be NULL; it must be 1..STORE_NAME_MAX
+ * bytes, without '/', and not look like a SHA-256 (so a lookup key is
+ * never ambiguous). ret may be NULL; else it receives the row with uid's
+ * name (store_model_done() it).
+ * Returns 0, -EINVAL (size 0, bad name), -EEXIST (uid uses the name for
+ * another model, or named this one differently), -EIO, -ENOSPC, -ENOMEM.
  */
+int store_model_add_for(store_db_t *db, const void *data, size_t size, const char *name, uint32_t uid,
+                        store_model_t *ret);
+
+/* The bytes alone (no owner) when name is NULL, else store_model_add_for()
+ * as root. For the compilation cache, tools and tests. */
 int store_model_add(store_db_t *db, const void *data, size_t size, const char *name, store_model_t *ret);
 
 /*
- * Look up a model by its SHA-256 hex or, failing that, by name.
- * Returns 0, -EINVAL, -ENOENT.
+ * Look up a model for uid: by SHA-256 hex, one uid owns (any stored model
+ * when `all`: an operator), or by one of uid's own names. With `all`, a
+ * name uid does not use finds the model another uid gave it when exactly
+ * one model has that name (-ENOENT when several do: names are per uid).
+ * ret->name is uid's name (with `all`, any owner's when uid has none).
+ * -ENOENT for a model uid may not see, exactly as for one that does not
+ * exist. Returns 0, -EINVAL, -ENOENT.
  */
+int store_model_find_for(store_db_t *db, const char *sha256_or_name, uint32_t uid, bool all, store_model_t *ret);
+
+/* store_model_find_for() as root with `all`. */
 int store_model_find(store_db_t *db, const char *sha256_or_name, store_model_t *ret);
 
-/* All models, ordered by name then sha256. *ret_v may be NULL when *ret_n
- * is 0. Returns 0, -EINVAL, -ENOMEM, -EIO. */
+/* All models, ordered by name then sha256 (named as root names them, else
+ * by any owner's name). *ret_v may be NULL when *ret_n is 0. Returns 0,
+ * -EINVAL, -ENOMEM, -EIO. */
 int store_model_list(store_db_t *db, store_model_t **ret_v, size_t *ret_n);
 
 /* ---- Owners (owners.c): which uids stored a model ---------------------- */
 
-/* Record that uid stored the model (idempotent). 0, -EINVAL, -EIO. */
+/* Record that uid stored the model, without a name (idempotent). 0,
+ * -EINVAL, -EIO. */
 int store_model_own(store_db_t *db, const char *sha256, uint32_t uid);
 
 /* 1 when uid owns the model, 0 when not, or -errno. */
 int store_model_owned(store_db_t *db, const char *sha256, uint32_t uid);
 
-/* The models uid owns, as store_model_list(). */
+/* The models uid owns, with uid's names, as store_model_list(). */
 int store_model_list_owned(store_db_t *db, uint32_t uid, store_model_t **ret_v, size_t *ret_n);
 
 /*
- * uid gives up the model (by sha256 or name); the bytes go when no owner
- * is left (store_model_remove()). -ENOENT when uid does not own it, so a
+ * uid gives up the model (by sha256 or uid's name); the bytes go when no
+ * owner is left (store_model_remove()). -ENOENT when uid does not own it, so a
  * uid cannot learn of or remove another's model.
  */
 int store_model_disown(store_db_t *db, const char *sha256_or_name, uint32_t uid);
 
-/* Set the uid an event belongs to. 0, -EINVAL, -ENOENT, -EIO. */
+/* Set the uid an event belongs to (operator: recorded by root or the
+ * operators group, which every uid's selection weighs).
+ * 0, -EINVAL, -ENOENT, -EIO. */
+int store_event_set_owner(store_db_t *db, int64_t id, uint32_t uid, bool operator);
+
+/* store_event_set_owner() with operator = (uid == 0). */
 int store_event_set_uid(store_db_t *db, int64_t id, uint32_t uid);
 
 /* Set last_used_at to now. Returns 0, -EINVAL, -ENOENT. */
@@ -153,7 +181,7 @@ int store_model_touch(store_db_t *db, const char *sha256);
 int store_model_verify(store_db_t *db, const char *sha256);
 
 /*
- * Remove a model (by sha256 or name): its row, its file, and its
+ * Remove a model (by sha256 or root's name) for every owner: its rows, its file, and its
  * compilation-cache entries and their files. Events and decisions are
  * history and stay. Returns 0, -EINVAL, -ENOENT, -EIO.
  */
@@ -173,6 +201,9 @@ typedef struct store_event {
         int64_t median_inference_us; /* -1 when there are no inference times */
         uint8_t *blob;          /* owned: the full BenchmarkEvent bytes */
         size_t blob_size;
+        bool has_uid;           /* false: acceld's own (operators') */
+        uint32_t uid;
+        bool operator;          /* recorded by root or the operators group */
 } store_event_t;
 
 /* Free what e owns and zero it; free a list from store_event_list() or
@@ -241,6 +272,7 @@ typedef struct store_event_filter {
         bool newest_first;          /* order by id descending */
         bool has_uid;               /* only the events of uid */
         uint32_t uid;
+        bool with_operators;        /* with has_uid: and the operators' (operator set, or no uid) */
 } store_event_filter_t;
 
 /* Events matching every set filter, ordered by id. filter NULL = all.
@@ -264,6 +296,13 @@ int store_event_find_orphans(store_db_t *db, int64_t now_us, int64_t timeout_us,
 int store_event_count_errors(store_db_t *db, const char *model_sha256, const char *settings_key,
                              const char *driver_version);
 
+/* The same, counting only the ERRORs uid and the operators recorded (uid
+ * 0: the operators' and acceld's own alone), so that one tenant's failed
+ * runs (a timeout it chose, say) never get a setting skipped or
+ * quarantined for another. */
+int store_event_count_errors_for(store_db_t *db, const char *model_sha256, const char *settings_key,
+                                 const char *driver_version, uint32_t uid);
+
 /* ---- Evaluations (evaluations.c): evaluation-stage results ------------ */
 
 /* Stages by the name stored in the `stage` column. */
@@ -284,6 +323,7 @@ typedef struct store_evaluation {
         int64_t wallclock_us;
         bool has_uid;           /* false: acceld's own (operators only) */
         uint32_t uid;
+        bool operator;          /* recorded by root or the operators group */
 } store_evaluation_t;
 
 void store_evaluation_done(store_evaluation_t *e);
@@ -301,6 +341,7 @@ typedef struct store_evaluation_filter {
         size_t limit;               /* 0: no limit */
         bool has_uid;               /* only the rows of uid */
         uint32_t uid;
+        bool with_operators;        /* with has_uid: and the operators' (operator set, or no uid) */
 } store_evaluation_filter_t;
 
 /* Rows matching `filter` (NULL: all), oldest first. */
@@ -308,19 +349,23 @@ int store_evaluation_list(store_db_t *db, const store_evaluation_filter_t *filte
                           size_t *ret_n);
 
 /*
- * The latest recorded accuracy of a stage for model + settings: from any
- * uid, as selection is for everyone (a uid's rows are what it measured,
- * not secrets about the model). 0 with *ret set, -ENOENT when none has an
- * accuracy, or -errno.
+ * The latest recorded accuracy of a stage for model + settings, from any
+ * uid (for operators and tests: selection reads a uid's rows and the
+ * operators' with store_evaluation_list()). 0 with *ret set, -ENOENT when
+ * none has an accuracy, or -errno.
  */
 int store_evaluation_latest_accuracy(store_db_t *db, const char *model_sha256, const char *settings_key,
                                      const char *stage, double *ret);
 
 /* ---- Decisions (decisions.c) ------------------------------------------ */
 
+/* A decision belongs to one uid: the settings its prepares without
+ * settings get. uid 0 holds the operators' decision, made from their
+ * records alone; the daemon falls back to it for a uid without its own. */
 typedef struct store_decision {
         char model_sha256[ACC_SHA256_HEX_SIZE];
         int preference;         /* Tflite__Proto__ExecutionPreference */
+        uint32_t uid;
         char *settings_key;     /* owned */
         uint8_t *settings;      /* owned: serialized TFLiteSettings */
         size_t settings_size;
@@ -334,19 +379,25 @@ typedef struct store_decision {
 void store_decision_done(store_decision_t *d);
 
 /*
- * Insert or replace the decision for (model, preference). settings may be
+ * Insert or replace the decision for (model, preference, uid). settings may be
  * empty (size 0, the default settings); reason and driver_versions may be
  * NULL (stored as ""). decided_at_us 0 means now.
  * Returns 0, -EINVAL, -EIO.
  */
 int store_decision_put(store_db_t *db, const store_decision_t *d);
 
-/* Returns 0, -EINVAL, -ENOENT. */
-int store_decision_get(store_db_t *db, const char *model_sha256, int preference, store_decision_t *ret);
+/* uid's decision, exactly (no fallback). Returns 0, -EINVAL, -ENOENT. */
+int store_decision_get(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
+                       store_decision_t *ret);
 
-/* Delete the decision for (model, preference), or all of the model's
- * decisions if preference < 0. Returns the number deleted, or -EINVAL/-EIO. */
-int store_decision_delete(store_db_t *db, const char *model_sha256, int preference);
+/* Delete the decision for (model, preference, uid): every preference's if
+ * preference < 0, every uid's if uid < 0. Returns the number deleted, or
+ * -EINVAL/-EIO. */
+int store_decision_delete(store_db_t *db, const char *model_sha256, int preference, int64_t uid);
+
+/* The uids with a decision for the model, ascending (*ret_v malloc'ed,
+ * may be NULL when *ret_n is 0). 0, -EINVAL, -ENOMEM, -EIO. */
+int store_decision_uids(store_db_t *db, const char *model_sha256, uint32_t **ret_v, size_t *ret_n);
 
 /* Delete every decision not made under exactly these driver versions.
  * Returns the number deleted, or -EINVAL, -EIO. */

@@ -33,21 +33,25 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char
 void daemon_bench_done(void);
 
 /*
- * The stored decision for (model, preference) as runtime settings, for
- * PrepareModel without client settings. Blocks on the storage thread: call
- * from a worker thread, never the loop. Returns 0 and *ret (initialised;
+ * The stored decision for (model, preference) of `uid` as runtime
+ * settings, for PrepareModel without client settings: uid's own decision,
+ * else the operators' (uid 0; an operator passes 0). Another tenant's
+ * decision never applies. Blocks on the storage thread: call from a
+ * worker thread, never the loop. Returns 0 and *ret (initialised;
  * rt_settings_done() it), -ENOENT (no decision), -ENODEV (benchmarks
  * unavailable), or another -errno.
  */
-int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt_settings_t *ret);
+int daemon_bench_preferred_settings(const char *model_sha256, int preference, uint32_t uid, rt_settings_t *ret);
 
 /*
  * PrepareModel without client settings: when a decision exists for the
  * model (its SHA-256 from src->sha256, else hashed from src->bytes or
- * src->fd) and `preference`, replace *settings with it. Blocks on the
- * storage thread: call from a worker thread. Returns 1 when *settings was
- * replaced, 0 when there is no decision (or benchmarks are unavailable;
- * *settings is untouched), or a negative errno (untouched too).
+ * src->fd), `preference` and `uid` (daemon_bench_preferred_settings()),
+ * replace *settings with it. Blocks on the storage thread: call from a
+ * worker thread. Returns 1 when *settings was replaced, 0 when there is no
+ * decision (or benchmarks are unavailable; *settings is untouched), or a
+ * negative errno (untouched too).
  */
 struct daemon_model_source;
-int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, rt_settings_t *settings);
+int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, uint32_t uid,
+                                rt_settings_t *settings);

@@ -35,6 +35,9 @@ struct bench_call {
         char *settings_key;
         store_event_filter_t filter;
         int preference;
+        uint32_t decision_uid;          /* whose decision: 0 for the operators */
+        uint32_t peer_uid;              /* the requester */
+        bool operator;
         /* outputs */
         store_event_t *events;
         size_t n_events;
@@ -196,8 +199,14 @@ static int startup_job(store_db_t *db, void *userdata) {
                 b = malloc(bn);
                 if (b) {
                         (void) tflite__proto__benchmark_event__pack(&ev, b);
+                        int64_t id = 0;
+
+                        /* The crash is the run's: it belongs to whoever
+                         * started it, and weighs in only their selection. */
                         k = store_event_insert(db, v[i].model_sha256, v[i].settings_key, v[i].driver_version, b,
-                                               bn, NULL);
+                                               bn, &id);
+                        if (k >= 0 && v[i].has_uid)
+                                k = store_event_set_owner(db, id, v[i].uid, v[i].operator);
                         if (k < 0)
                                 (void) log_warning_errno(k, "cannot record the crash of benchmark event %" PRId64,
                                                          v[i].id);
@@ -280,17 +289,22 @@ void daemon_bench_done(void) {
 typedef struct pref_args {
         const char *sha256;
         int preference;
+        uint32_t uid;
         store_decision_t d;
 } pref_args_t;
 
+/* uid's own decision, else the operators'. */
 static int pref_job(store_db_t *db, void *userdata) {
         pref_args_t *a = userdata;
+        int r = store_decision_get(db, a->sha256, a->preference, a->uid, &a->d);
 
-        return store_decision_get(db, a->sha256, a->preference, &a->d);
+        if (r == -ENOENT && a->uid != 0)
+                r = store_decision_get(db, a->sha256, a->preference, 0, &a->d);
+        return r;
 }
 
-int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt_settings_t *ret) {
-        pref_args_t a = { .sha256 = model_sha256, .preference = preference };
+int daemon_bench_preferred_settings(const char *model_sha256, int preference, uint32_t uid, rt_settings_t *ret) {
+        pref_args_t a = { .sha256 = model_sha256, .preference = preference, .uid = uid };
         int r;
 
         if (!bench.store)
@@ -303,7 +317,8 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, rt
         return r;
 }
 
-int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, rt_settings_t *settings) {
+int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, uint32_t uid,
+                                rt_settings_t *settings) {
         char sha[ACC_SHA256_HEX_SIZE];
         rt_settings_t s;
         int r;
@@ -322,7 +337,7 @@ int daemon_bench_apply_decision(const struct daemon_model_source *src, int prefe
                         return r;
         } else
                 return 0;
-        r = daemon_bench_preferred_settings(sha, preference, &s);
+        r = daemon_bench_preferred_settings(sha, preference, uid, &s);
         if (r == -ENOENT || r == -ENODEV) {
                 log_debug("model %s: no benchmark decision for preference %d", sha, preference);
                 return 0;
@@ -357,13 +372,67 @@ static int copy_blobs(const ProtobufCBinaryData *src, size_t n, ProtobufCBinaryD
         return 0;
 }
 
+/* Queue the run (taking *req) and answer rq. */
+static int run_queue(daemon_request_t *rq, bench_request_t *req, size_t n_cand) {
+        Acceld__RunBenchmarkResponse *out;
+        char sha[ACC_SHA256_HEX_SIZE];
+        int64_t id;
+
+        memcpy(sha, req->sha256, sizeof(sha));
+        id = bench_runner_submit(bench.runner, req);
+        if (id < 0)
+                return daemon_request_errorf(rq, id == -EAGAIN ? -EBUSY : (int) id,
+                                             "cannot queue the benchmark: %s", strerror((int) -id));
+        out = daemon_request_alloc(rq, sizeof(*out));
+        if (!out)
+                return -ENOMEM;
+        acceld__run_benchmark_response__init(out);
+        out->has_run_id = 1;
+        out->run_id = (uint64_t) id;
+        out->has_candidates = 1;
+        out->candidates = (uint32_t) n_cand;
+        if (sha[0])
+                out->model_sha256 = daemon_request_strdup(rq, sha);
+        rq->resp.body_case = ACCELD__RESPONSE__BODY_RUN_BENCHMARK;
+        rq->resp.run_benchmark = out;
+        log_full(LOG_INFO, DLOG_FIELDS(rq->conn->client_field), "benchmark run %" PRId64 " queued", id);
+        return 0;
+}
+
+typedef struct run_call {
+        daemon_request_t *rq;
+        bench_request_t req;
+        size_t n_cand;
+} run_call_t;
+
+static int run_owned_job(store_db_t *db, void *userdata) {
+        run_call_t *c = userdata;
+
+        return store_model_owned(db, c->req.sha256, c->req.uid);
+}
+
+/* On the loop: queue the run of a model the requester owns. */
+static void run_owned_done(int result, void *userdata) {
+        run_call_t *c = userdata;
+        daemon_request_t *rq = c->rq;
+        int r;
+
+        if (result == 0)
+                r = daemon_request_errorf(rq, -ENOENT, "no model with sha256 %s in the store", c->req.sha256);
+        else if (result < 0)
+                r = daemon_request_errorf(rq, result, "cannot read the model store: %s", strerror(-result));
+        else
+                r = run_queue(rq, &c->req, c->n_cand);
+        bench_request_done(&c->req);
+        free(c);
+        daemon_request_complete(rq, r);
+}
+
 int daemon_run_benchmark_handle(daemon_request_t *rq) {
         const Acceld__RunBenchmarkRequest *in = rq->req->run_benchmark;
         bench_request_t req = { .model_fd = -1 };
-        Acceld__RunBenchmarkResponse *out;
         size_t n_cand;
         int sources, r;
-        int64_t id;
 
         r = bench_available(rq);
         if (r < 0)
@@ -449,24 +518,29 @@ int daemon_run_benchmark_handle(daemon_request_t *rq) {
 
         req.has_uid = true;
         req.uid = (uint32_t) rq->conn->peer.uid;
-        id = bench_runner_submit(bench.runner, &req);
-        if (id < 0)
-                return daemon_request_errorf(rq, id == -EAGAIN ? -EBUSY : (int) id,
-                                             "cannot queue the benchmark: %s", strerror((int) -id));
-        out = daemon_request_alloc(rq, sizeof(*out));
-        if (!out)
-                return -ENOMEM;
-        acceld__run_benchmark_response__init(out);
-        out->has_run_id = 1;
-        out->run_id = (uint64_t) id;
-        out->has_candidates = 1;
-        out->candidates = (uint32_t) n_cand;
-        if (in->sha256 && in->sha256[0])
-                out->model_sha256 = daemon_request_strdup(rq, in->sha256);
-        rq->resp.body_case = ACCELD__RESPONSE__BODY_RUN_BENCHMARK;
-        rq->resp.run_benchmark = out;
-        log_full(LOG_INFO, DLOG_FIELDS(rq->conn->client_field), "benchmark run %" PRId64 " queued", id);
-        return 0;
+        req.operator = rq->conn->operator;
+        if (req.sha256[0] && !req.operator) {
+                /* By reference: only a model this uid stored (answered as
+                 * an unknown one otherwise). */
+                run_call_t *c = calloc(1, sizeof(*c));
+
+                if (!c) {
+                        bench_request_done(&req);
+                        return -ENOMEM;
+                }
+                c->rq = rq;
+                c->req = req;
+                c->n_cand = n_cand;
+                r = daemon_storage_submit(run_owned_job, run_owned_done, c);
+                if (r < 0) {
+                        bench_request_done(&c->req);
+                        free(c);
+                        return daemon_request_errorf(rq, r == -EAGAIN ? -EBUSY : r, "storage is busy: %s",
+                                                     strerror(-r));
+                }
+                return DAEMON_REQUEST_DEFERRED;
+        }
+        return run_queue(rq, &req, n_cand);
 }
 
 /* ---- BenchmarkProgress ---- */
@@ -554,7 +628,12 @@ int daemon_benchmark_progress_handle(daemon_request_t *rq) {
         if (!p.out)
                 return -ENOMEM;
         acceld__benchmark_progress_response__init(p.out);
-        r = bench_runner_progress(bench.runner, (int64_t) in->run_id, progress_fill, &p);
+        /* A tenant sees its own runs only; another's id is answered as an
+         * unknown one, so ids (small sequential integers) tell nothing. */
+        uint32_t uid = (uint32_t) rq->conn->peer.uid;
+
+        r = bench_runner_progress(bench.runner, (int64_t) in->run_id, rq->conn->operator ? NULL : &uid,
+                                  progress_fill, &p);
         if (r == -ENOENT)
                 return daemon_request_errorf(rq, -ENOENT, "no benchmark run %" PRIu64, in->run_id);
         if (r < 0 || p.r < 0)
@@ -679,6 +758,8 @@ static int log_call_new(daemon_request_t *rq, const char *sha, uint32_t limit, i
         call->rq = rq;
         call->job = job;
         call->done = done;
+        call->peer_uid = (uint32_t) rq->conn->peer.uid;
+        call->operator = rq->conn->operator;
         if (!rq->conn->operator) {
                 call->filter.has_uid = true;
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
@@ -746,12 +827,13 @@ static int best_job(store_db_t *db, void *userdata) {
                 if (r <= 0)
                         return r < 0 ? r : -ENOENT;
         }
-        r = store_decision_get(db, call->sha256, call->preference, &call->decision);
+        r = store_decision_get(db, call->sha256, call->preference, call->decision_uid, &call->decision);
         if (r != -ENOENT)
                 return r;
-        /* Not decided yet (or invalidated): decide from the log now. */
-        return bench_select_with(db, call->sha256, call->preference, bench.versions, bench.max_accuracy_drop,
-                                 &call->decision);
+        /* Not decided yet (or invalidated): decide from the log now, from
+         * what this uid and the operators recorded. */
+        return bench_select_with(db, call->sha256, call->preference, call->decision_uid, bench.versions,
+                                 bench.max_accuracy_drop, &call->decision);
 }
 
 static int best_done(bench_call_t *call) {
@@ -808,6 +890,7 @@ int daemon_get_best_settings_handle(daemon_request_t *rq) {
                 call->filter.has_uid = true;
                 call->filter.uid = (uint32_t) rq->conn->peer.uid;
         }
+        call->decision_uid = rq->conn->operator ? 0 : (uint32_t) rq->conn->peer.uid;
         memcpy(call->sha256, in->model_sha256, ACC_SHA256_HEX_SIZE);
         call->preference = in->has_preference ? (int) in->preference : TFLITE__PROTO__EXECUTION_PREFERENCE__ANY;
         return call_submit(call);
@@ -843,7 +926,11 @@ static int export_job(store_db_t *db, void *userdata) {
                 b = malloc(bn);
                 if (b) {
                         (void) tflite__proto__benchmark_event__pack(&ev, b);
-                        r = store_event_insert(db, e->model_sha256, e->settings_key, e->driver_version, b, bn, NULL);
+                        int64_t id = 0;
+
+                        r = store_event_insert(db, e->model_sha256, e->settings_key, e->driver_version, b, bn, &id);
+                        if (r >= 0)
+                                r = store_event_set_owner(db, id, call->peer_uid, call->operator);
                 }
                 if (old)
                         tflite__proto__benchmark_event__free_unpacked(old, NULL);

@@ -578,6 +578,7 @@ typedef struct insert_args {
         size_t size;
         bool has_uid;           /* the event belongs to the uid that asked for the run */
         uint32_t uid;
+        bool operator;          /* that uid asked as an operator */
         const char *message;    /* an ERROR's reason, or NULL */
 } insert_args_t;
 
@@ -588,21 +589,23 @@ static int insert_job(store_db_t *db, void *userdata) {
 
         if (r >= 0 && a->message && a->message[0])
                 r = store_event_set_message(db, id, a->message);
-        return r < 0 || !a->has_uid ? r : store_event_set_uid(db, id, a->uid);
+        return r < 0 || !a->has_uid ? r : store_event_set_owner(db, id, a->uid, a->operator);
 }
 
 typedef struct count_args {
         const char *sha256, *key, *driver_version;
+        uint32_t uid;                   /* whose failures count (with the operators'): 0 for the operators */
 } count_args_t;
 
 static int count_job(store_db_t *db, void *userdata) {
         count_args_t *a = userdata;
 
-        return store_event_count_errors(db, a->sha256, a->key, a->driver_version);
+        return store_event_count_errors_for(db, a->sha256, a->key, a->driver_version, a->uid);
 }
 
 typedef struct find_args {
         const char *sha256;
+        const bench_request_t *req;     /* whose model: a tenant benchmarks only what it stored */
         char *path;
 } find_args_t;
 
@@ -611,7 +614,7 @@ static int find_job(store_db_t *db, void *userdata) {
         store_model_t m = {};
         int r;
 
-        r = store_model_find(db, a->sha256, &m);
+        r = store_model_find_for(db, a->sha256, a->req->uid, !a->req->has_uid || a->req->operator, &m);
         if (r < 0)
                 return r;
         a->path = TAKE_PTR(m.path);
@@ -621,21 +624,19 @@ static int find_job(store_db_t *db, void *userdata) {
 
 typedef struct select_args {
         const char *sha256;
+        uint32_t uid;                   /* whose decisions: 0 for the operators */
         const char *driver_versions;
         double max_accuracy_drop;
         int best_ok;                    /* LOW_LATENCY decided */
         char best_key[1024];
 } select_args_t;
 
-static int select_job(store_db_t *db, void *userdata) {
-        select_args_t *a = userdata;
-
-        a->best_ok = 0;
+static int select_for(store_db_t *db, select_args_t *a, uint32_t uid) {
         for (int p = 0; p <= 3; p++) {
                 store_decision_t d = {};
-                int r = bench_select_with(db, a->sha256, p, a->driver_versions, a->max_accuracy_drop, &d);
+                int r = bench_select_with(db, a->sha256, p, uid, a->driver_versions, a->max_accuracy_drop, &d);
 
-                if (r == 0 && p == TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY) {
+                if (r == 0 && p == TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY && uid == a->uid) {
                         a->best_ok = 1;
                         (void) snprintf(a->best_key, sizeof(a->best_key), "%s", d.settings_key);
                 }
@@ -646,10 +647,29 @@ static int select_job(store_db_t *db, void *userdata) {
         return 0;
 }
 
+/* The decisions of the run's uid. An operators' run (uid 0) also counts
+ * for every tenant, so each tenant decision of the model is made again. */
+static int select_job(store_db_t *db, void *userdata) {
+        select_args_t *a = userdata;
+        _cleanup_free_ uint32_t *uids = NULL;
+        size_t n = 0;
+        int r;
+
+        a->best_ok = 0;
+        r = select_for(db, a, a->uid);
+        if (r < 0 || a->uid != 0)
+                return r;
+        r = store_decision_uids(db, a->sha256, &uids, &n);
+        for (size_t i = 0; r == 0 && i < n; i++)
+                if (uids[i] != 0)
+                        r = select_for(db, a, uids[i]);
+        return r;
+}
+
 static int event_record(bench_runner_t *rn, const bench_run_t *run, const bench_candidate_t *c, const uint8_t *blob,
                         size_t size) {
         insert_args_t a = { run->sha256, c->key, c->driver_version, blob, size, run->req.has_uid, run->req.uid,
-                            c->error };
+                            run->req.operator, c->error };
 
         return store_thread_call(rn->store, insert_job, &a);
 }
@@ -713,7 +733,7 @@ static int run_model(bench_runner_t *rn, bench_run_t *run, int *ret_fd) {
                         return r;
                 bytes = owned;
         } else if (!bytes && run->req.sha256[0]) {
-                find_args_t a = { .sha256 = run->req.sha256 };
+                find_args_t a = { .sha256 = run->req.sha256, .req = &run->req };
                 _cleanup_close_ int fd = -1;
 
                 r = store_thread_call(rn->store, find_job, &a);
@@ -826,7 +846,8 @@ static void run_job_init(const bench_runner_t *rn, bench_run_t *run, Acceld__Ben
  * it has not failed too often with this driver version, and its START is
  * recorded. Marks it skipped (with why) when not. */
 static bool candidate_admit(bench_runner_t *rn, bench_run_t *run, bench_candidate_t *c, bool missing_golden) {
-        count_args_t a = { run->sha256, c->key, c->driver_version };
+        count_args_t a = { run->sha256, c->key, c->driver_version,
+                           run->req.has_uid && !run->req.operator ? run->req.uid : 0 };
         int r;
 
         if (!c->key) {
@@ -917,7 +938,8 @@ static void run_best_select(bench_runner_t *rn, bench_run_t *run) {
 
         bench_driver_versions(versions, sizeof(versions));
         select_args_t a = { .sha256 = run->sha256, .driver_versions = versions,
-                            .max_accuracy_drop = rn->max_accuracy_drop };
+                            .max_accuracy_drop = rn->max_accuracy_drop,
+                            .uid = run->req.has_uid && !run->req.operator ? run->req.uid : 0 };
 
         r = store_thread_call(rn->store, select_job, &a);
         if (r == 0 && a.best_ok) {
@@ -1162,14 +1184,15 @@ int64_t bench_runner_submit(bench_runner_t *rn, bench_request_t *req) {
         return id;
 }
 
-int bench_runner_progress(bench_runner_t *rn, int64_t id, bench_progress_fn fn, void *userdata) {
+int bench_runner_progress(bench_runner_t *rn, int64_t id, const uint32_t *uid, bench_progress_fn fn,
+                          void *userdata) {
         int r = -ENOENT;
 
         if (!rn || !fn)
                 return -EINVAL;
         pthread_mutex_lock(&rn->mu);
         for (bench_run_t *x = rn->runs; x; x = x->next)
-                if (x->id == id) {
+                if (x->id == id && (!uid || (x->req.has_uid && x->req.uid == *uid))) {
                         fn(userdata, x->sha256, x->finished, x->message, x->c, x->c ? x->n : 0, x->best);
                         r = 0;
                         break;

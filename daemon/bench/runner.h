@@ -74,6 +74,8 @@ typedef struct bench_request {
         bench_thresholds_t thresholds;
         bool has_uid;                   /* the requester: its events belong to it */
         uint32_t uid;
+        bool operator;                  /* it asked as root or the operators group: any stored
+                                         * model, and its events count for every uid */
 } bench_request_t;
 
 /* Free what r owns. NULL-safe. */
@@ -120,11 +122,13 @@ int bench_runner_set_max_accuracy_drop(bench_runner_t *r, double max_drop);
 int64_t bench_runner_submit(bench_runner_t *r, bench_request_t *req);
 
 /* Call fn(userdata, ...) with the state of run `id` under the runner's
- * mutex (fn must not block). Returns 0 or -ENOENT (unknown or forgotten id;
- * the last 32 finished runs are kept). */
+ * mutex (fn must not block); with `uid` non-NULL only if the run is that
+ * uid's. Returns 0 or -ENOENT (unknown or forgotten id, or another uid's
+ * run: the same answer; the last 32 finished runs are kept). */
 typedef void (*bench_progress_fn)(void *userdata, const char *model_sha256, bool finished, const char *message,
                                   const bench_candidate_t *v, size_t n, size_t best);
-int bench_runner_progress(bench_runner_t *r, int64_t id, bench_progress_fn fn, void *userdata);
+int bench_runner_progress(bench_runner_t *r, int64_t id, const uint32_t *uid, bench_progress_fn fn,
+                          void *userdata);
 
 /*
  * Run one candidate synchronously (the core of a run; exposed for tests):

@@ -78,7 +78,7 @@ static bool accuracy_dropped(const store_evaluation_t *v, size_t n, const rt_set
 
 int bench_select(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
                  store_decision_t *ret) {
-        return bench_select_with(db, model_sha256, preference, driver_versions, BENCH_DEFAULT_MAX_ACCURACY_DROP,
+        return bench_select_with(db, model_sha256, preference, 0, driver_versions, BENCH_DEFAULT_MAX_ACCURACY_DROP,
                                  ret);
 }
 
@@ -222,11 +222,12 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
 
 /* Store the decision for the chosen event (its settings re-packed), and
  * read it back into *ret when ret is non-NULL. */
-static int decision_store(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
-                          const char *settings_key, const Tflite__Proto__BenchmarkEvent *chosen, const char *reason,
-                          store_decision_t *ret) {
+static int decision_store(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
+                          const char *driver_versions, const char *settings_key,
+                          const Tflite__Proto__BenchmarkEvent *chosen, const char *reason, store_decision_t *ret) {
         store_decision_t d = {
                 .preference = preference,
+                .uid = uid,
                 .settings_key = (char *) settings_key,
                 .reason = (char *) reason,
                 .driver_versions = (char *) driver_versions,
@@ -249,15 +250,19 @@ static int decision_store(store_db_t *db, const char *model_sha256, int preferen
         r = store_decision_put(db, &d);
         if (r < 0 || !ret)
                 return r;
-        return store_decision_get(db, model_sha256, preference, ret);
+        return store_decision_get(db, model_sha256, preference, uid, ret);
 }
 
-int bench_select_with(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
-                      double max_accuracy_drop, store_decision_t *ret) {
-        store_evaluation_filter_t ef = { .model_sha256 = model_sha256 };
+int bench_select_with(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
+                      const char *driver_versions, double max_accuracy_drop, store_decision_t *ret) {
+        /* Only what uid and the operators recorded: another tenant's
+         * events and evaluations never move uid's decision. */
+        store_evaluation_filter_t ef = { .model_sha256 = model_sha256, .has_uid = true, .uid = uid,
+                                         .with_operators = true };
         store_evaluation_t *evals = NULL;
         size_t n_evals = 0;
-        store_event_filter_t f = { .model_sha256 = model_sha256 };
+        store_event_filter_t f = { .model_sha256 = model_sha256, .has_uid = true, .uid = uid,
+                                   .with_operators = true };
         store_event_t *v = NULL;
         size_t n = 0;
         selection_t sel = { 0 };
@@ -296,7 +301,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                 break;
         }
         if (best < 0) {
-                (void) store_decision_delete(db, model_sha256, preference);
+                (void) store_decision_delete(db, model_sha256, preference, uid);
                 r = -ENOENT;
                 goto out;
         }
@@ -308,7 +313,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                                         "; left out for an accuracy drop over %g: %s", max_accuracy_drop,
                                         sel.inaccurate);
         }
-        r = decision_store(db, model_sha256, preference, driver_versions, sel.el[best].e->settings_key,
+        r = decision_store(db, model_sha256, preference, uid, driver_versions, sel.el[best].e->settings_key,
                            sel.decoded[best], reason, ret);
 out:
         if (sel.decoded)

@@ -21,19 +21,21 @@
 #include "storage.h"
 
 /*
- * Choose for (model_sha256, preference) and store the decision with its
- * reason and `driver_versions` (store_decision_put()). *ret (may be NULL)
- * receives it (store_decision_done() it).
- * Returns 0; -ENOENT when no setting is eligible (any older decision for
+ * Choose for (model_sha256, preference) on behalf of `uid` from the
+ * events and evaluations uid and the operators recorded (uid 0: the
+ * operators' alone), and store the decision for uid with its reason and
+ * `driver_versions` (store_decision_put()). *ret (may be NULL) receives it
+ * (store_decision_done() it).
+ * Returns 0; -ENOENT when no setting is eligible (uid's older decision for
  * that preference is then deleted); -EINVAL; -ENOMEM; -EIO.
  */
-int bench_select(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
-                 store_decision_t *ret);
+int bench_select_with(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
+                      const char *driver_versions, double max_accuracy_drop, store_decision_t *ret);
 
 /* The default of the max_accuracy_drop setting. */
 #define BENCH_DEFAULT_MAX_ACCURACY_DROP 0.01
 
-/* bench_select() with the accuracy limit given (bench_select() uses
- * BENCH_DEFAULT_MAX_ACCURACY_DROP). */
-int bench_select_with(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
-                      double max_accuracy_drop, store_decision_t *ret);
+/* bench_select_with() for the operators (uid 0) with
+ * BENCH_DEFAULT_MAX_ACCURACY_DROP. */
+int bench_select(store_db_t *db, const char *model_sha256, int preference, const char *driver_versions,
+                 store_decision_t *ret);

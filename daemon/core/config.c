@@ -76,7 +76,7 @@ static const config_entry_t config_table[] = {
             "Path of the listening Unix socket (ignored under socket activation). "
             "Default: /run/acceld/acceld.sock as root, $XDG_RUNTIME_DIR/acceld.sock otherwise."),
         STR("state_dir", state_dir,
-            "State directory (created with mode 0750 if missing). "
+            "State directory, acceld's alone (mode 0700; a more open one is narrowed at start). "
             "Default: /var/lib/acceld as root, $XDG_STATE_HOME/acceld or ~/.local/state/acceld otherwise."),
         MODE("socket_mode", socket_mode, 0660,
              "Permissions of a socket acceld binds itself."),

@@ -131,8 +131,11 @@ static void guard_finish(void) {
         pthread_mutex_unlock(&guard.mu);
 }
 
-/* mkdir -p: parents 0755, the directory itself 0750. An existing
- * directory keeps its mode (systemd's StateDirectory= owns it then). */
+/* mkdir -p: parents 0755, the directory itself 0700: the state is
+ * acceld's alone, clients reach it only through requests (issue 21). An
+ * existing directory of ours that its group or others may enter (an older
+ * acceld's 0750, StateDirectoryMode=0750) is narrowed to 0700; storage/
+ * does the same for what is inside. */
 static int state_dir_create(const char *path) {
         _cleanup_free_ char *p = strdup(path);
         struct stat st;
@@ -147,12 +150,18 @@ static int state_dir_create(const char *path) {
                         return -errno;
                 *s = '/';
         }
-        if (mkdir(p, 0750) < 0 && errno != EEXIST)
+        if (mkdir(p, 0700) < 0 && errno != EEXIST)
                 return -errno;
         if (stat(p, &st) < 0)
                 return -errno;
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
+        if ((st.st_mode & 077) && st.st_uid == geteuid()) {
+                if (chmod(p, st.st_mode & 0700) < 0)
+                        return -errno;
+                log_notice("state directory %s was mode %04o; now %04o", p, (unsigned) (st.st_mode & 07777),
+                           (unsigned) (st.st_mode & 0700));
+        }
         return 0;
 }
 

@@ -215,6 +215,8 @@ int daemon_evaluate_handle(daemon_request_t *rq) {
         st->record.source = strdup(diff ? "acceld" : "client");
         st->record.has_uid = true;
         st->record.uid = (uint32_t) rq->conn->peer.uid;
+        /* Only an operator's results weigh in other uids' selection. */
+        st->record.operator = rq->conn->operator;
         if (!diff) {
                 st->record.metrics_json = strdup(in->metrics_json);
                 st->record.has_accuracy = in->has_accuracy;

@@ -62,15 +62,28 @@ static int settings_from_request(daemon_request_t *rq, const Acceld__PrepareMode
 
 /* ---- the store, for PrepareModel by name or sha256 ---- */
 
+/* Tenants (docs/architecture.md): a uid reaches a stored model by one of
+ * its own names, or by sha256 when it stored those bytes itself (an
+ * operator: any stored model). Anything else is answered exactly as a
+ * model that does not exist. */
 typedef struct store_find_call {
         const char *key;
+        uid_t uid;
+        bool all;               /* an operator */
         store_model_t model;
 } store_find_call_t;
 
 static int store_find_job(store_db_t *db, void *userdata) {
         store_find_call_t *c = userdata;
 
-        return store_model_find(db, c->key, &c->model);
+        return store_model_find_for(db, c->key, (uint32_t) c->uid, c->all, &c->model);
+}
+
+static int store_owned_job(store_db_t *db, void *userdata) {
+        store_find_call_t *c = userdata;
+        int r = store_model_owned(db, c->key, (uint32_t) c->uid);
+
+        return r < 0 ? r : r == 1 ? 0 : -ENOENT;
 }
 
 typedef struct store_add_call {
@@ -80,16 +93,11 @@ typedef struct store_add_call {
         uid_t owner;
 } store_add_call_t;
 
+/* The bytes, and the owner's row with its name (names are per uid). */
 static int store_add_job(store_db_t *db, void *userdata) {
         store_add_call_t *c = userdata;
-        store_model_t m = { 0 };
-        int r = store_model_add(db, c->data, c->size, c->name, &m);
 
-        if (r == 0) {
-                r = store_model_own(db, m.sha256, (uint32_t) c->owner);
-                store_model_done(&m);
-        }
-        return r;
+        return store_model_add_for(db, c->data, c->size, c->name, (uint32_t) c->owner, NULL);
 }
 
 /* ---- PrepareModel ---- */
@@ -175,7 +183,10 @@ static void prepare_run(daemon_job_t *job) {
         } else if (j->default_settings) {
                 /* Issue 6: the best settings benchmarks found for this model
                  * and preference replace the daemon's default choice. */
-                r = daemon_bench_apply_decision(&j->src, j->preference, &j->settings);
+                const daemon_conn_t *conn = j->rq->conn;
+
+                r = daemon_bench_apply_decision(&j->src, j->preference,
+                                                conn->operator ? 0 : (uint32_t) conn->peer.uid, &j->settings);
                 if (r < 0)
                         log_debug("no benchmark decision applied: %s", strerror(-r));
         }
@@ -184,12 +195,27 @@ static void prepare_run(daemon_job_t *job) {
 
         if (j->src.fd < 0 && !j->src.bytes) {
                 /* By sha256: a loaded model first, else the store; by name:
-                 * the store. */
+                 * the store. A tenant names only models it stored. */
+                store_find_call_t own = { .key = j->src.sha256, .uid = j->rq->conn->peer.uid };
+
+                /* A cache record's model is the uid's own: its token is. */
+                if (j->src.sha256 && !j->from_cache && !j->rq->conn->operator) {
+                        r = daemon_storage_call(store_owned_job, &own);
+                        if (r < 0) {
+                                (void) snprintf(j->err, sizeof(j->err), "no model with sha256 %s %s",
+                                                j->src.sha256,
+                                                r == -ENODEV ? "(the model store is unavailable)" : "in the store");
+                                job->result = -ENOENT;
+                                return;
+                        }
+                }
                 r = j->src.sha256 ? daemon_models_prepare(&j->sv->models, &j->src, &j->settings, &inst, &j->shared,
                                                           j->err, sizeof(j->err))
                                   : -ENOENT;
                 if (r == -ENOENT) {
-                        store_find_call_t c = { .key = j->src.sha256 ? j->src.sha256 : j->src.name };
+                        store_find_call_t c = { .key = j->src.sha256 ? j->src.sha256 : j->src.name,
+                                                .uid = j->rq->conn->peer.uid,
+                                                .all = j->from_cache || j->rq->conn->operator };
                         daemon_model_source_t src = { .fd = -1, .name = c.model.name };
                         int fd;
 
@@ -200,6 +226,15 @@ static void prepare_run(daemon_job_t *job) {
                                                 r == -ENODEV ? " (the model store is unavailable)" : " in the store");
                                 job->result = -ENOENT;
                                 return;
+                        }
+                        if (j->default_settings && !j->src.sha256) {
+                                /* By name: the decision is known only now. */
+                                daemon_model_source_t by = { .fd = -1, .sha256 = c.model.sha256 };
+                                const daemon_conn_t *conn = j->rq->conn;
+
+                                (void) daemon_bench_apply_decision(&by, j->preference,
+                                                                   conn->operator ? 0 : (uint32_t) conn->peer.uid,
+                                                                   &j->settings);
                         }
                         fd = open(c.model.path, O_RDONLY | O_CLOEXEC);
                         if (fd < 0) {

@@ -167,10 +167,21 @@ typedef struct store_remove_call {
         uid_t uid;
 } store_remove_call_t;
 
+/* A tenant gives up its own copy (by sha256 or its own name); an operator
+ * removes the model for everyone (by sha256, or the operator's own name:
+ * names are per uid). */
 static int store_remove_job(store_db_t *db, void *userdata) {
         store_remove_call_t *c = userdata;
+        store_model_t m = { 0 };
+        int r;
 
-        return c->all ? store_model_remove(db, c->key) : store_model_disown(db, c->key, (uint32_t) c->uid);
+        if (!c->all)
+                return store_model_disown(db, c->key, (uint32_t) c->uid);
+        r = store_model_find_for(db, c->key, (uint32_t) c->uid, true, &m);
+        if (r == 0)
+                r = store_model_remove(db, m.sha256);
+        store_model_done(&m);
+        return r;
 }
 
 static void remove_run(daemon_job_t *job) {

@@ -71,14 +71,14 @@ START_TEST(test_sigint_exits_zero) {
 }
 END_TEST
 
-START_TEST(test_state_dir_is_created_0750) {
+START_TEST(test_state_dir_is_created_0700) {
         struct stat st;
 
         harness_start(&d, NULL, NULL, -1);
         harness_wait_ready(&d, d.sock);
         ck_assert_int_eq(stat(d.state, &st), 0);
         ck_assert(S_ISDIR(st.st_mode));
-        ck_assert_int_eq(st.st_mode & 07777, 0750);
+        ck_assert_int_eq(st.st_mode & 07777, 0700); /* acceld's alone (issue 21) */
 }
 END_TEST
 
@@ -272,7 +272,7 @@ static Suite *lifecycle_suite(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_sigterm_exits_zero_and_removes_socket);
         tcase_add_test(tc, test_sigint_exits_zero);
-        tcase_add_test(tc, test_state_dir_is_created_0750);
+        tcase_add_test(tc, test_state_dir_is_created_0700);
         tcase_add_test(tc, test_stale_socket_is_replaced);
         tcase_add_test(tc, test_second_daemon_on_live_socket_fails);
         tcase_add_test(tc, test_config_file_value_used_and_flag_overrides);

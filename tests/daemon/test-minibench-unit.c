@@ -300,7 +300,7 @@ START_TEST(test_select_nothing_correct) {
         record("{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"crash-in-execute\"}}",
                TFLITE__PROTO__BENCHMARK_EVENT_TYPE__ERROR, false, 0, 0, 0);
         ck_assert_int_eq(bench_select(db, sha, 0, "x=1", NULL), -ENOENT);
-        ck_assert_int_eq(store_decision_get(db, sha, 0, &d), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, sha, 0, 0, &d), -ENOENT);
         ck_assert_int_eq(bench_select(db, "nothex", 0, "x=1", NULL), -EINVAL);
 }
 END_TEST
@@ -310,12 +310,12 @@ START_TEST(test_select_decision_stored_and_invalidated) {
 
         record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 50, 50, 50);
         ck_assert_int_eq(bench_select(db, sha, 1, "x=1", NULL), 0);
-        ck_assert_int_eq(store_decision_get(db, sha, 1, &d), 0);
+        ck_assert_int_eq(store_decision_get(db, sha, 1, 0, &d), 0);
         ck_assert_str_eq(d.driver_versions, "x=1");
         ck_assert_str_eq(d.settings_key, "");
         store_decision_done(&d);
         ck_assert_int_eq(store_decision_invalidate(db, "x=2"), 1);
-        ck_assert_int_eq(store_decision_get(db, sha, 1, &d), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, sha, 1, 0, &d), -ENOENT);
 }
 
 /* The daemon instance key of JSON settings, through the TFLiteSettings of
@@ -335,8 +335,8 @@ static void instance_key(const char *json, char *buf, size_t size) {
         rt_settings_done(&s);
 }
 
-/* A client-recorded top-1 accuracy (or mAP) for json settings. */
-static void record_accuracy(const char *json, const char *stage, double accuracy) {
+/* A client-recorded top-1 accuracy (or mAP) for json settings, by `uid`. */
+static void record_accuracy_by(uint32_t uid, const char *json, const char *stage, double accuracy) {
         char key[1024];
         store_evaluation_t e = {
                 .settings_key = key,
@@ -347,7 +347,7 @@ static void record_accuracy(const char *json, const char *stage, double accuracy
                 .samples = 100,
                 .metrics_json = (char *) "{}",
                 .has_uid = true,
-                .uid = 1000,
+                .uid = uid,
         };
 
         instance_key(json, key, sizeof(key));
@@ -355,8 +355,43 @@ static void record_accuracy(const char *json, const char *stage, double accuracy
         ck_assert_int_eq(store_evaluation_insert(db, &e, NULL), 0);
 }
 
+/* The same by root: an operator's record, which every uid's selection weighs. */
+static void record_accuracy(const char *json, const char *stage, double accuracy) {
+        record_accuracy_by(0, json, stage, accuracy);
+}
+
 #define XNN1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
 #define XNN2 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}"
+
+/* Selection for a uid weighs its own and the operators' records only:
+ * another tenant's false accuracy claim moves that tenant's decision, not
+ * this one's (issue 21). */
+START_TEST(test_select_ignores_other_tenants) {
+        store_decision_t d = {};
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 1000, 1000, 1000);
+        record(XNN2, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 100, 100, 100);
+        record_accuracy_by(2000, "{}", STORE_STAGE_TOPK, 0.9);
+        record_accuracy_by(2000, XNN2, STORE_STAGE_TOPK, 0.0);
+
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 1000, "x=1",
+                                           0.01, &d), 0);
+        ck_assert_ptr_nonnull(strstr(d.settings_key, "XNNPACK"));
+        ck_assert_uint_eq(d.uid, 1000);
+        store_decision_done(&d);
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 2000, "x=1",
+                                           0.01, &d), 0);
+        ck_assert_ptr_null(strstr(d.settings_key, "XNNPACK"));
+        ck_assert_ptr_nonnull(strstr(d.reason, "accuracy drop"));
+        store_decision_done(&d);
+        /* Each kept its own; the operators' (uid 0) was never made. */
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 1000, &d), 0);
+        ck_assert_ptr_nonnull(strstr(d.settings_key, "XNNPACK"));
+        store_decision_done(&d);
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, &d),
+                         -ENOENT);
+}
+END_TEST
 
 START_TEST(test_select_accuracy_drop_excludes) {
         store_decision_t d = {};
@@ -380,11 +415,11 @@ START_TEST(test_select_accuracy_drop_excludes) {
         store_decision_done(&d);
 
         /* A looser limit lets the fastest back in. */
-        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", 0.1,
+        ck_assert_int_eq(bench_select_with(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, "x=1", 0.1,
                                            &d), 0);
         ck_assert_ptr_null(strstr(d.reason, "accuracy drop"));
         store_decision_done(&d);
-        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, &d), 0);
+        ck_assert_int_eq(store_decision_get(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, &d), 0);
         ck_assert_ptr_nonnull(strstr(d.reason, "lowest median"));
         store_decision_done(&d);
 
@@ -442,6 +477,7 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_select_nothing_correct);
         tcase_add_test(tc, test_select_decision_stored_and_invalidated);
         tcase_add_test(tc, test_select_accuracy_drop_excludes);
+        tcase_add_test(tc, test_select_ignores_other_tenants);
         tcase_add_test(tc, test_select_accuracy_detection_and_missing_reference);
         suite_add_tcase(s, tc);
         return s;

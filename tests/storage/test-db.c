@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "storage-test.h"
 
@@ -45,14 +46,14 @@ START_TEST(test_db_create_schema) {
         ck_assert_int_eq(store_db_open(test_dir, &db, err, sizeof(err)), 0);
         ck_assert_ptr_nonnull(db);
         ck_assert_int_eq(store_db_schema_version(db), STORE_SCHEMA_VERSION);
-        ck_assert_int_eq(STORE_SCHEMA_VERSION, 5);
+        ck_assert_int_eq(STORE_SCHEMA_VERSION, 6);
         ck_assert_str_eq(store_db_state_dir(db), test_dir);
         ck_assert(file_exists(test_path("acceld.db")));
         ck_assert(file_exists(test_path("models")));
         ck_assert(file_exists(test_path("cache")));
 
         char *v = raw_text("PRAGMA user_version");
-        ck_assert_str_eq(v, "5");
+        ck_assert_str_eq(v, "6");
         free(v);
         char *mode = raw_text("PRAGMA journal_mode");
         ck_assert_str_eq(mode, "wal");
@@ -69,7 +70,7 @@ START_TEST(test_db_create_schema) {
         char *cols = raw_text("SELECT group_concat(name, ',') FROM pragma_table_info('benchmark_events')");
         ck_assert_str_eq(cols, "id,model_sha256,settings_key,event_type,boottime_us,wallclock_us,ok,blob,"
                                "median_inference_us,driver_version,uid,settings_json,error_stage,error_exit_code,"
-                               "error_signal,error_message");
+                               "error_signal,error_message,operator");
         free(cols);
         char *views = raw_text("SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                                "WHERE type = 'view' ORDER BY name)");
@@ -170,11 +171,31 @@ START_TEST(test_db_migrate_v1_preserves_data) {
         ck_assert_int_eq(m.added_at_us, 100);
         store_model_done(&m);
 
+        /* Rows without an owner are the operators' (root's): the model, its
+         * name (names are per uid now), the events and the decision. */
+        ck_assert_int_eq(store_model_owned(db, SHA_B, 0), 1);
+        ck_assert_int_eq(store_model_owned(db, SHA_B, 1000), 0);
+        ck_assert_int_eq(store_model_find_for(db, "old-model", 1000, false, &m), -ENOENT);
+        ck_assert_int_eq(store_model_find_for(db, SHA_B, 1000, false, &m), -ENOENT);
+        ck_assert_int_eq(store_model_find_for(db, "old-model", 0, false, &m), 0);
+        ck_assert_str_eq(m.name, "old-model");
+        store_model_done(&m);
+        store_event_filter_t of = { .has_uid = true, .uid = 1000, .with_operators = true };
+        ck_assert_int_eq(store_event_list(db, &of, &v, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        store_event_list_free(v, n);
+        of.with_operators = false;
+        ck_assert_int_eq(store_event_list(db, &of, &v, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        store_event_list_free(v, n);
+
         store_decision_t d;
-        ck_assert_int_eq(store_decision_get(db, SHA_B, 1, &d), 0);
+        ck_assert_int_eq(store_decision_get(db, SHA_B, 1, 0, &d), 0);
         ck_assert_str_eq(d.reason, "fastest");
         ck_assert_uint_eq(d.settings_size, 2);
+        ck_assert_uint_eq(d.uid, 0);
         store_decision_done(&d);
+        ck_assert_int_eq(store_decision_get(db, SHA_B, 1, 1000, &d), -ENOENT);
 
         /* New rows use the new columns. */
         int64_t id = 0;
@@ -186,13 +207,61 @@ START_TEST(test_db_migrate_v1_preserves_data) {
 }
 END_TEST
 
+/* The state is acceld's alone: new folders 0700 and files 0600, and what
+ * an older acceld left group-readable (0750 folders, 0640 files) is
+ * narrowed at the next open. */
+START_TEST(test_db_state_is_private) {
+        static const char *const dirs[] = { "models", "cache" };
+        store_db_t *db = NULL;
+        store_model_t m;
+        struct stat st;
+        char path[4300];
+
+        ck_assert_int_eq(store_db_open(test_dir, &db, NULL, 0), 0);
+        ck_assert_int_eq(store_model_add(db, "TFL3 private", 12, NULL, &m), 0);
+        ck_assert_int_eq(stat(m.path, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0600);
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert_int_eq(stat(test_path(dirs[i]), &st), 0);
+                ck_assert_uint_eq(st.st_mode & 0777, 0700);
+        }
+        ck_assert_int_eq(stat(test_path("acceld.db"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0600);
+        store_db_close(db);
+
+        /* As an older acceld (or a 0750 StateDirectory) left them. */
+        ck_assert_int_eq(chmod(test_path("models"), 0755), 0);
+        ck_assert_int_eq(chmod(test_path("cache"), 0750), 0);
+        ck_assert_int_eq(chmod(m.path, 0644), 0);
+        ck_assert_int_eq(chmod(test_path("acceld.db"), 0640), 0);
+        snprintf(path, sizeof(path), "%s-wal", test_path("acceld.db"));
+        if (access(path, F_OK) == 0)
+                ck_assert_int_eq(chmod(path, 0644), 0);
+        ck_assert_int_eq(store_db_open(test_dir, &db, NULL, 0), 0);
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert_int_eq(stat(test_path(dirs[i]), &st), 0);
+                ck_assert_uint_eq(st.st_mode & 0777, 0700);
+        }
+        ck_assert_int_eq(stat(m.path, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0600);
+        ck_assert_int_eq(stat(test_path("acceld.db"), &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0600);
+        /* SQLite makes the WAL with the database file's mode. */
+        ck_assert_int_eq(store_model_touch(db, m.sha256), 0);
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_uint_eq(st.st_mode & 0777, 0600);
+        store_db_close(db);
+        store_model_done(&m);
+}
+END_TEST
+
 START_TEST(test_db_newer_version_refused) {
         raw_exec("CREATE TABLE future (x); PRAGMA user_version = 99;");
         store_db_t *db = NULL;
         char err[256] = "";
         ck_assert_int_eq(store_db_open(test_dir, &db, err, sizeof(err)), -EPROTONOSUPPORT);
         ck_assert_ptr_null(db);
-        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (5)");
+        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (6)");
         /* Refusing did not touch it. */
         char *v = raw_text("PRAGMA user_version");
         ck_assert_str_eq(v, "99");
@@ -257,6 +326,7 @@ int main(void) {
         tcase_add_test(tc, test_db_create_schema);
         tcase_add_test(tc, test_db_migrate_v1_preserves_data);
         tcase_add_test(tc, test_db_newer_version_refused);
+        tcase_add_test(tc, test_db_state_is_private);
         tcase_add_test(tc, test_db_failed_migration_rolls_back);
         tcase_add_test(tc, test_db_bad_arguments);
         tcase_add_test(tc, test_db_not_a_database);

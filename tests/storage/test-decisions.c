@@ -39,7 +39,7 @@ START_TEST(test_decisions_put_get) {
                                       "reference=1;xnnpack=2");
         ck_assert_int_eq(store_decision_put(db, &d), 0);
         store_decision_t g;
-        ck_assert_int_eq(store_decision_get(db, SHA_A, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, &g), 0);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, &g), 0);
         ck_assert_str_eq(g.model_sha256, SHA_A);
         ck_assert_int_eq(g.preference, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
         ck_assert_str_eq(g.settings_key, "k2");
@@ -49,8 +49,8 @@ START_TEST(test_decisions_put_get) {
         ck_assert_str_eq(g.driver_versions, "reference=1;xnnpack=2");
         ck_assert_int_gt(g.decided_at_us, 0);
         store_decision_done(&g);
-        ck_assert_int_eq(store_decision_get(db, SHA_A, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER, &g), -ENOENT);
-        ck_assert_int_eq(store_decision_get(db, SHA_B, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, &g), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER, 0, &g), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, SHA_B, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, 0, &g), -ENOENT);
 }
 END_TEST
 
@@ -89,7 +89,7 @@ START_TEST(test_decisions_upsert_replaces) {
         d.decided_at_us = 20;
         ck_assert_int_eq(store_decision_put(db, &d), 0);
         store_decision_t g;
-        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, &g), 0);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, 0, &g), 0);
         ck_assert_str_eq(g.settings_key, "k2");
         ck_assert_uint_eq(g.settings_size, 0);
         ck_assert_ptr_null(g.settings);
@@ -107,11 +107,11 @@ START_TEST(test_decisions_delete) {
         ck_assert_int_eq(store_decision_put(db, &d), 0);
         d.preference = 2;
         ck_assert_int_eq(store_decision_put(db, &d), 0);
-        ck_assert_int_eq(store_decision_delete(db, SHA_A, 1), 1);
-        ck_assert_int_eq(store_decision_delete(db, SHA_A, 1), 0);
-        ck_assert_int_eq(store_decision_delete(db, SHA_A, -1), 2);
+        ck_assert_int_eq(store_decision_delete(db, SHA_A, 1, -1), 1);
+        ck_assert_int_eq(store_decision_delete(db, SHA_A, 1, -1), 0);
+        ck_assert_int_eq(store_decision_delete(db, SHA_A, -1, -1), 2);
         store_decision_t g;
-        ck_assert_int_eq(store_decision_get(db, SHA_A, 0, &g), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 0, 0, &g), -ENOENT);
 }
 END_TEST
 
@@ -122,8 +122,8 @@ START_TEST(test_decisions_invalidate_on_driver_change) {
         ck_assert_int_eq(store_decision_put(db, &d), 0);
         ck_assert_int_eq(store_decision_invalidate(db, "xnnpack=2"), 1);
         store_decision_t g;
-        ck_assert_int_eq(store_decision_get(db, SHA_A, 0, &g), -ENOENT);
-        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, &g), 0);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 0, 0, &g), -ENOENT);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, 0, &g), 0);
         store_decision_done(&g);
         ck_assert_int_eq(store_decision_invalidate(db, "xnnpack=2"), 0);
         ck_assert_int_eq(store_decision_invalidate(db, NULL), -EINVAL);
@@ -142,9 +142,38 @@ START_TEST(test_decisions_bad_arguments) {
         d.settings = NULL;
         ck_assert_int_eq(store_decision_put(db, &d), -EINVAL);
         store_decision_t g;
-        ck_assert_int_eq(store_decision_get(db, "x", 0, &g), -EINVAL);
-        ck_assert_int_eq(store_decision_get(db, SHA_A, 0, NULL), -EINVAL);
-        ck_assert_int_eq(store_decision_delete(db, "x", 0), -EINVAL);
+        ck_assert_int_eq(store_decision_get(db, "x", 0, 0, &g), -EINVAL);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 0, 0, NULL), -EINVAL);
+        ck_assert_int_eq(store_decision_delete(db, "x", 0, -1), -EINVAL);
+}
+END_TEST
+
+/* Decisions are per uid: one uid's never replaces or shows as another's. */
+START_TEST(test_decisions_per_uid) {
+        store_decision_t d = decision(1, "k-root", "operators", "v"), g;
+        uint32_t *uids = NULL;
+        size_t n = 0;
+
+        ck_assert_int_eq(store_decision_put(db, &d), 0);
+        d.uid = 1000;
+        d.settings_key = (char *) "k-1000";
+        ck_assert_int_eq(store_decision_put(db, &d), 0);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, 0, &g), 0);
+        ck_assert_str_eq(g.settings_key, "k-root");
+        store_decision_done(&g);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, 1000, &g), 0);
+        ck_assert_str_eq(g.settings_key, "k-1000");
+        ck_assert_uint_eq(g.uid, 1000);
+        store_decision_done(&g);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, 2000, &g), -ENOENT);
+        ck_assert_int_eq(store_decision_uids(db, SHA_A, &uids, &n), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(uids[0], 0);
+        ck_assert_uint_eq(uids[1], 1000);
+        free(uids);
+        ck_assert_int_eq(store_decision_delete(db, SHA_A, -1, 1000), 1);
+        ck_assert_int_eq(store_decision_get(db, SHA_A, 1, 0, &g), 0);
+        store_decision_done(&g);
 }
 END_TEST
 
@@ -158,6 +187,7 @@ int main(void) {
         tcase_add_test(tc, test_decisions_delete);
         tcase_add_test(tc, test_decisions_invalidate_on_driver_change);
         tcase_add_test(tc, test_decisions_bad_arguments);
+        tcase_add_test(tc, test_decisions_per_uid);
         suite_add_tcase(s, tc);
         return run_suite(s);
 }

@@ -207,7 +207,7 @@ START_TEST(test_thread_start_reports_open_error) {
         char err[256] = "";
         ck_assert_int_eq(store_thread_start(test_dir, 0, &t, err, sizeof(err)), -EPROTONOSUPPORT);
         ck_assert_ptr_null(t);
-        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (5)");
+        ck_assert_str_eq(err, "database schema version 99 is newer than this acceld supports (6)");
         ck_assert_int_eq(store_thread_start(test_path("missing"), 0, &t, err, sizeof(err)), -ENOENT);
 }
 END_TEST
