@@ -3,8 +3,8 @@
  * Per-client state of stateful models: two clients of one shared instance
  * (two connections, or two processes), their invokes interleaved, each get
  * byte for byte what they get alone; ResetVariables puts one client back
- * to the fresh state without touching the other; concurrent invokes of a
- * stateful model are never batched together.
+ * to the fresh state without touching the other; executions of a stateful
+ * model are never batched together.
  *
  * A client is a small interface (client_t): in this process (a libaccel
  * interpreter on its own connection) or in a forked child driven over a
@@ -22,8 +22,10 @@
 #include <unistd.h>
 
 #include "accel/accel.h"
+#include "harness-frames.h"
 #include "harness.h"
 #include "tfb-models.h"
+#include "tflite-builder.h"
 
 #define STEPS 5
 #define CLIENTS 2
@@ -485,6 +487,102 @@ START_TEST(test_state_reset_stateless_model) {
 }
 END_TEST
 
+/*
+ * y[1, 2] = x[1, 2] + s, where s is a variable tensor whose buffer gives
+ * its initial value { 10, 20 } and which nothing updates: a stateful model
+ * whose batched rows would all be exact (the batch check would pass), so
+ * only the stateful rule keeps it from being batched.
+ */
+static uint8_t *model_variable_bias(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        const float start[2] = { 10, 20 };
+        int32_t x, v, y;
+        uint8_t *bytes;
+
+        ck_assert_ptr_nonnull(b);
+        x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 2, TFB_DIMS(1, 2));
+        v = tfb_tensor_add(b, &(tfb_tensor_t) { .type = RT_TYPE_FLOAT32, .rank = 2, .shape = TFB_DIMS(1, 2),
+                                                .name = "s", .is_variable = true,
+                                                .buffer = (uint32_t) tfb_buffer_add(b, start, sizeof(start)) });
+        y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 2, TFB_DIMS(1, 2));
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(x, v),
+                                    .n_inputs = 2, .outputs = TFB_IDS(y), .n_outputs = 1,
+                                    .options_type = RT_OPTIONS_ADD });
+        tfb_io(b, TFB_IDS(x), 1, TFB_IDS(y), 1);
+        bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        ck_assert_ptr_nonnull(bytes);
+        return bytes;
+}
+
+/* Executions of a stateful model queued together on an instance that
+ * batches (four pipelined requests, a long queue delay) each run alone:
+ * ExecuteResponse.batch_size is 1, and each result is its own. */
+START_TEST(test_state_queued_executions_not_batched) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+        harness_client_t c;
+        size_t size;
+        uint8_t *model = model_variable_bias(&size);
+        float in[4][2];
+        uint64_t handle, ids[4];
+
+        harness_client_open(&c, d.sock);
+        p.has_model = 1;
+        p.model.data = model;
+        p.model.len = size;
+        p.settings_json = (char *) SETTINGS;
+        p.has_max_batch_size = 1;
+        p.max_batch_size = 4;
+        p.has_max_queue_delay_us = 1;
+        p.max_queue_delay_us = 300000;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        r = harness_transact(&c, &req, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        handle = r->prepare_model->handle;
+        harness_resp_free(r);
+        for (int k = 0; k < 4; k++) {
+                Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+                Acceld__TensorData td = ACCELD__TENSOR_DATA__INIT, *tds[1] = { &td };
+
+                in[k][0] = (float) k;
+                in[k][1] = (float) -k;
+                td.has_data = 1;
+                td.data.data = (uint8_t *) in[k];
+                td.data.len = sizeof(in[k]);
+                e.has_handle = 1;
+                e.handle = handle;
+                e.n_inputs = 1;
+                e.inputs = tds;
+                req = (Acceld__Request) ACCELD__REQUEST__INIT;
+                req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+                req.execute = &e;
+                ids[k] = harness_send(&c, &req, NULL, 0);
+        }
+        for (int n = 0; n < 4; n++) {
+                int k = -1;
+                float y[2];
+
+                r = harness_recv(&c);
+                for (int q = 0; q < 4; q++)
+                        if (ids[q] == r->request_id)
+                                k = q;
+                ck_assert_int_ge(k, 0);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                ck_assert_uint_eq(r->execute->batch_size, 1);
+                ck_assert_uint_eq(r->execute->n_outputs, 1);
+                ck_assert_uint_eq(r->execute->outputs[0]->data.len, sizeof(y));
+                memcpy(y, r->execute->outputs[0]->data.data, sizeof(y));
+                ck_assert(y[0] == in[k][0] + 10 && y[1] == in[k][1] + 20);
+                harness_resp_free(r);
+        }
+        harness_client_close(&c);
+        free(model);
+}
+END_TEST
+
 static void setup(void) {
         /* Two workers and two executions per instance: the pool holds more
          * than one interpreter, and the clients' steps move between them. */
@@ -511,6 +609,7 @@ int main(int argc, char **argv) {
         tcase_add_loop_test(tc, test_state_concurrent_never_batched, 0, N_MODELS);
         tcase_add_loop_test(tc, test_state_reset_returns_to_fresh, 0, N_MODELS);
         tcase_add_test(tc, test_state_reset_stateless_model);
+        tcase_add_test(tc, test_state_queued_executions_not_batched);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
