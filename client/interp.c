@@ -697,6 +697,29 @@ int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims
         return 0;
 }
 
+int accel_interp_reset_variables(accel_interp_t *it) {
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ResetVariablesRequest rv = ACCELD__RESET_VARIABLES_REQUEST__INIT;
+        Acceld__Response *resp;
+        int r;
+
+        accel__error_clear();
+        if (!it)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_reset_variables: invalid argument");
+        if (it->pending_id)
+                return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke is in flight");
+        rv.has_handle = 1;
+        rv.handle = it->handle;
+        req.body_case = ACCELD__REQUEST__BODY_RESET_VARIABLES;
+        req.reset_variables = &rv;
+        r = accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_RESET_VARIABLES, &resp);
+        if (r < 0)
+                return r;
+        r = resp->reset_variables->has_stateful && resp->reset_variables->stateful;
+        acceld__response__free_unpacked(resp, NULL);
+        return r;
+}
+
 static size_t align_up(size_t x, size_t a) {
         return (x + a - 1) / a * a;
 }

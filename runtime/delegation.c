@@ -733,6 +733,31 @@ DEFINE_POINTER_CLEANUP(rt_delegation_t, rt_delegation_free);
 
 /* Why the reference group p is not delegated: the first refused node's
  * reason, and how many more nodes were refused. */
+/* A node that reads or writes state kept between invokes: a variable
+ * tensor, a resource variable, a hash table, CALL_ONCE's flag. */
+static bool node_stateful(const rt_graph_t *g, const rt_node_t *n) {
+        switch (n->op) {
+        case RT_BUILTIN_VAR_HANDLE:
+        case RT_BUILTIN_READ_VARIABLE:
+        case RT_BUILTIN_ASSIGN_VARIABLE:
+        case RT_BUILTIN_CALL_ONCE:
+        case RT_BUILTIN_HASHTABLE:
+        case RT_BUILTIN_HASHTABLE_FIND:
+        case RT_BUILTIN_HASHTABLE_IMPORT:
+        case RT_BUILTIN_HASHTABLE_SIZE:
+                return true;
+        default:
+                break;
+        }
+        for (int32_t k = 0; k < n->n_inputs; k++)
+                if (n->inputs[k] >= 0 && g->tensors[n->inputs[k]].is_variable)
+                        return true;
+        for (int32_t k = 0; k < n->n_outputs; k++)
+                if (n->outputs[k] >= 0 && g->tensors[n->outputs[k]].is_variable)
+                        return true;
+        return false;
+}
+
 static int why_reference(rt_delegation_t *del, const rt_graph_t *g, rt_partition_t *p) {
         int32_t first = -1, more = 0;
         for (int32_t k = 0; k < p->n_nodes; k++) {
@@ -795,6 +820,15 @@ int rt_delegation_apply(rt_exec_t *e, const rt_driver_t *d, const rt_driver_t *s
                         snprintf(err, err_size, "%s: cannot list supported operations: %s", d->name, strerror(-r));
                 return r;
         }
+        /* State stays with the executor, where a caller can swap it per
+         * client (rt_interp_state_swap()); a compiled group would keep it
+         * inside, or in a driver host's copy that never comes back. */
+        for (int32_t i = 0; i < n_nodes; i++)
+                if (supported[i] && node_stateful(g, &g->nodes[i])) {
+                        supported[i] = false;
+                        snprintf(del->reasons[i], sizeof(del->reasons[i]),
+                                 "%s: keeps state between invokes (variables run on the reference kernels)", d->name);
+                }
         r = rt_partition_compute(g, supported, del->settings.max_delegated_partitions, &del->parts);
         if (r < 0) {
                 if (err && err_size)

@@ -48,6 +48,8 @@ struct rt_exec {
         size_t n_profile;
         const rt_exec_host_t *host; /* multi-subgraph support, or NULL */
         const struct rt_driver_weights *weights;  /* drivers' weights-cache hook, or NULL */
+        int32_t *vars;         /* indices of the variable tensors, in tensor order */
+        int32_t n_vars;
         char kerr[512];        /* the kernel's last message */
         char err[768];
 };
@@ -324,11 +326,15 @@ int rt_exec_new(const rt_model_t *m, int32_t subgraph, const rt_resolver_t *r, r
         e->ctx.tensors = g->tensors;
         e->ctx.n_tensors = g->n_tensors;
         e->deferred = calloc((size_t) g->n_nodes + 1, sizeof(bool));
-        if (!e->deferred) {
+        e->vars = calloc((size_t) g->n_tensors + 1, sizeof(int32_t));
+        if (!e->deferred || !e->vars) {
                 k = -ENOMEM;
                 fail(e, "out of memory");
                 goto error;
         }
+        for (int32_t i = 0; i < g->n_tensors; i++)
+                if (g->tensors[i].is_variable)
+                        e->vars[e->n_vars++] = i;
         for (int32_t i = 0; i < g->n_nodes; i++) {
                 rt_node_t *n = &g->nodes[i];
                 const rt_registration_t *reg = n->reg;
@@ -401,6 +407,7 @@ rt_exec_t *rt_exec_free(rt_exec_t *e) {
         free(e->scratch);
         arena_free(e);
         free(e->deferred);
+        free(e->vars);
         free(e->profile);
         rt_graph_done(g);
         free(e);
@@ -652,9 +659,17 @@ static void lifetimes_compute(rt_graph_t *g) {
         }
 }
 
-static void variable_reset(rt_tensor_t *t) {
-        int v = t->type == RT_TYPE_INT8 ? t->zero_point : 0;
-        memset(t->data, v, t->bytes);
+/* A variable tensor's initial value in `data` (`bytes` long): the contents
+ * of its buffer when the model gives it one of that size, else zero (int8:
+ * its zero point, as TFLite's ResetVariableTensor does). */
+static void variable_init(const rt_graph_t *g, int32_t i, void *data, size_t bytes) {
+        const rt_tensor_t *t = &g->tensors[i];
+        const rt_model_tensor_t *mt = g->meta[i].model;
+        if (mt && mt->data && mt->data_bytes == bytes) {
+                memcpy(data, mt->data, bytes);
+                return;
+        }
+        memset(data, t->type == RT_TYPE_INT8 ? t->zero_point : 0, bytes);
 }
 
 static int prepare_nodes(rt_exec_t *e) {
@@ -780,8 +795,10 @@ static int heap_place(rt_exec_t *e) {
                 if (t->alloc == RT_ALLOC_CONST)
                         continue;
                 if (t->is_variable) {
+                        /* Exactly its size: rt_exec_vars_swap() trades
+                         * these blocks with slots of the same size. */
                         size_t bytes = rt_graph_tensor_bytes(t, NULL);
-                        if (!m->heap || m->heap_bytes < bytes) {
+                        if (!m->heap || m->heap_bytes != bytes) {
                                 void *p = calloc(1, bytes ? bytes : 1);
                                 if (!p) {
                                         fail(e, "out of memory for variable tensor %d", i);
@@ -794,7 +811,7 @@ static int heap_place(rt_exec_t *e) {
                         t->data = m->heap;
                         t->bytes = bytes;
                         t->alloc = RT_ALLOC_PERSISTENT;
-                        variable_reset(t);
+                        variable_init(g, i, t->data, t->bytes);
                         continue;
                 }
                 if (m->custom) {
@@ -860,6 +877,78 @@ int rt_exec_allocate(rt_exec_t *e) {
                 return k;
         e->allocated = true;
         return 0;
+}
+
+/* ---- variable tensors held by the caller ---- */
+
+int32_t rt_exec_vars_count(const rt_exec_t *e) {
+        return e ? e->n_vars : 0;
+}
+
+int rt_exec_vars_swap(rt_exec_t *e, rt_exec_vars_t *vars) {
+        if (!e || !vars || (vars->n != 0 && vars->n != e->n_vars))
+                return -EINVAL;
+        rt_graph_t *g = &e->graph;
+        for (int32_t k = 0; k < e->n_vars; k++)
+                if (!g->meta[e->vars[k]].heap)
+                        return 0;  /* never allocated: nothing to trade yet */
+        if (e->n_vars == 0)
+                return 0;
+        if (vars->n == 0) {
+                vars->v = calloc((size_t) e->n_vars, sizeof(*vars->v));
+                if (!vars->v)
+                        return -ENOMEM;
+                vars->n = e->n_vars;
+        }
+        /* Every slot fits first, so that a failure leaves nothing traded. */
+        for (int32_t k = 0; k < e->n_vars; k++) {
+                size_t bytes = g->meta[e->vars[k]].heap_bytes;
+                rt_exec_var_t *v = &vars->v[k];
+                if (v->data && v->bytes == bytes)
+                        continue;
+                void *p = malloc(bytes ? bytes : 1);
+                if (!p)
+                        return -ENOMEM;
+                free(v->data);
+                *v = (rt_exec_var_t) { p, bytes };
+                variable_init(g, e->vars[k], p, bytes);
+        }
+        for (int32_t k = 0; k < e->n_vars; k++) {
+                rt_tensor_meta_t *m = &g->meta[e->vars[k]];
+                rt_exec_var_t mine = { m->heap, m->heap_bytes };
+                m->heap = vars->v[k].data;
+                m->heap_bytes = vars->v[k].bytes;
+                g->tensors[e->vars[k]].data = m->heap;
+                vars->v[k] = mine;
+        }
+        return 1;
+}
+
+void rt_exec_vars_reset(rt_exec_t *e) {
+        if (!e)
+                return;
+        rt_graph_t *g = &e->graph;
+        for (int32_t k = 0; k < e->n_vars; k++) {
+                rt_tensor_meta_t *m = &g->meta[e->vars[k]];
+                if (m->heap)
+                        variable_init(g, e->vars[k], m->heap, m->heap_bytes);
+        }
+}
+
+size_t rt_exec_vars_bytes(const rt_exec_vars_t *vars) {
+        size_t n = 0;
+        for (int32_t k = 0; vars && k < vars->n; k++)
+                n += vars->v[k].bytes;
+        return n;
+}
+
+void rt_exec_vars_done(rt_exec_vars_t *vars) {
+        if (!vars)
+                return;
+        for (int32_t k = 0; k < vars->n; k++)
+                free(vars->v[k].data);
+        free(vars->v);
+        *vars = (rt_exec_vars_t) { 0 };
 }
 
 /* ---- caller buffers ---- */

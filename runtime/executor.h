@@ -10,8 +10,9 @@
  * Storage of tensors:
  *  - constants point into the model mapping (RT_ALLOC_CONST);
  *  - variable tensors get their own heap block (RT_ALLOC_PERSISTENT), reset
- *    at every allocate (zero; int8 to its zero point, as TFLite does) and
- *    kept across invokes;
+ *    at every allocate (zero, int8 to its zero point as TFLite does, or the
+ *    tensor's buffer when the model gives one) and kept across invokes; a
+ *    caller may trade these blocks for its own (rt_exec_vars_swap());
  *  - outputs marked dynamic by a kernel (rt_ctx->set_dynamic), string
  *    tensors, and every output of a node that consumes such a tensor
  *    ("deferred" nodes, prepared again right before each invoke) live on the
@@ -200,6 +201,42 @@ size_t rt_exec_tensor_buffer_bytes(const rt_exec_t *e, int32_t tensor);
 
 /* True until rt_exec_allocate() has succeeded after the last resize. */
 bool rt_exec_needs_allocate(const rt_exec_t *e);
+
+/*
+ * Variable tensors held by the caller (one client's state on a shared
+ * executor): one slot per variable tensor of the graph, in tensor order,
+ * each a malloc()ed block of `bytes`. Zero-initialise; the first swap sizes
+ * it. rt_exec_vars_swap() trades the slots with the executor's own blocks
+ * (pointers only, no copy), so that invokes read and update the slots'
+ * values; swapping again trades them back. A slot that is empty or whose
+ * size differs from the tensor's (a new shape since) is first set to the
+ * tensor's initial value, as an allocate would. Returns 1 when traded,
+ * 0 when there is nothing to trade (no variable tensors, or never
+ * allocated: an allocate places them later), -EINVAL (vars of another
+ * graph) or -ENOMEM (nothing traded). One thread, like the executor.
+ */
+typedef struct rt_exec_var {
+        void *data;
+        size_t bytes;
+} rt_exec_var_t;
+
+typedef struct rt_exec_vars {
+        rt_exec_var_t *v;
+        int32_t n;
+} rt_exec_vars_t;
+
+int rt_exec_vars_swap(rt_exec_t *e, rt_exec_vars_t *vars);
+
+/* Set the executor's current variable tensors (its own, or swapped-in
+ * slots) to their initial values, like TFLite's ResetVariableTensors. */
+void rt_exec_vars_reset(rt_exec_t *e);
+
+/* How many variable tensors the graph has; bytes held by `vars`. */
+int32_t rt_exec_vars_count(const rt_exec_t *e);
+size_t rt_exec_vars_bytes(const rt_exec_vars_t *vars);
+
+/* Free the slots and empty `vars` (NULL-safe). */
+void rt_exec_vars_done(rt_exec_vars_t *vars);
 
 /* Run every node once. Returns 0, -EINVAL if not allocated, or the first
  * failing kernel's error with a message. */

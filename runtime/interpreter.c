@@ -55,6 +55,31 @@ typedef struct resource {
         size_t cap;
 } resource_t;
 
+/* A kernel's object kept by the interpreter (hash tables, CALL_ONCE's
+ * flag): rt_ctx_resource_object(). */
+typedef struct object {
+        const char *kind;  /* a kernel's string literal */
+        int32_t id;
+        void *obj;
+        void (*destroy)(void *obj);
+} object_t;
+
+/*
+ * A client's state (rt.h): what runs with the interpreter and belongs to
+ * whoever runs it. While swapped in, `resources` and `objects` hold the
+ * interpreter's own ones and `vars[s]` subgraph s's own variable blocks
+ * (for the subgraphs marked in the interpreter's `traded`).
+ */
+struct rt_interp_state {
+        const rt_model_t *model;  /* set at the first swap */
+        rt_exec_vars_t *vars;     /* one per subgraph of model */
+        int32_t n_vars;
+        resource_t *resources;
+        int32_t n_resources;
+        object_t *objects;
+        size_t n_objects;
+};
+
 struct rt_interp {
         const rt_model_t *model;
         rt_exec_t *exec;  /* subgraph 0; also subs[0] */
@@ -66,15 +91,16 @@ struct rt_interp {
         bool *active;
         rt_exec_host_t host;
         rt_resolver_t *resolver;  /* during create only (its fallback is borrowed) */
+        /* The state that is running: the interpreter's own, or a caller's
+         * swapped in (rt_interp_state_swap(); `bound`), whose resources and
+         * objects then sit here while the own ones wait in `bound`. */
         resource_t *resources;
         int32_t n_resources;
-        struct object {
-                const char *kind;  /* a kernel's string literal */
-                int32_t id;
-                void *obj;
-                void (*destroy)(void *obj);
-        } *objects;
+        object_t *objects;
         size_t n_objects;
+        rt_interp_state_t *bound;
+        bool *traded;  /* per subgraph: its variable tensors are bound's */
+        bool has_state;
         rt_delegation_t *delegation;  /* NULL: everything on the reference kernels */
         char delegation_note[512];    /* what ran instead of the asked delegate, and why; or "" */
         op_list_t ops;  /* the interpreter's own copies of added ops */
@@ -83,6 +109,24 @@ struct rt_interp {
         void *reporter_data;
         char err[1024];
 };
+
+static void resources_free(resource_t *v, int32_t n) {
+        for (int32_t i = 0; i < n; i++) {
+                free(v[i].container);
+                free(v[i].shared_name);
+                free(v[i].value.data);
+        }
+        free(v);
+}
+
+static void objects_free(object_t *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].destroy)
+                        v[i].destroy(v[i].obj);
+                free(v[i].obj);
+        }
+        free(v);
+}
 
 static void ops_clear(op_list_t *l) {
         for (size_t i = 0; i < l->n; i++)
@@ -485,6 +529,17 @@ static int host_call_subgraph(void *user, int32_t s, const rt_tensor_t *const *i
                         snprintf(err, err_size, "subgraph %d: %s", s, rt_exec_error(e));
                         return r;
                 }
+                if (it->bound && !it->traded[s]) {
+                        /* Its variable tensors exist only now: the running
+                         * state's take their place. */
+                        r = rt_exec_vars_swap(e, &it->bound->vars[s]);
+                        if (r < 0) {
+                                it->active[s] = false;
+                                snprintf(err, err_size, "subgraph %d: out of memory for its variable tensors", s);
+                                return r;
+                        }
+                        it->traded[s] = r > 0;
+                }
         }
         for (int32_t i = 0; i < n_inputs; i++) {
                 rt_tensor_t *dst = &g->tensors[g->inputs[i]];
@@ -607,7 +662,7 @@ static void *host_resource_object(void *user, const char *kind, int32_t id, size
                         return it->objects[i].obj;
         if (size == 0)
                 return NULL;
-        struct object *v = realloc(it->objects, (it->n_objects + 1) * sizeof(*v));
+        object_t *v = realloc(it->objects, (it->n_objects + 1) * sizeof(*v));
         if (!v)
                 return NULL;
         it->objects = v;
@@ -618,16 +673,147 @@ static void *host_resource_object(void *user, const char *kind, int32_t id, size
         return obj;
 }
 
+/* ---- per-client state ---- */
+
+/* Whether running the model keeps anything between invokes: variable
+ * tensors, resource variables, hash tables or CALL_ONCE. */
+static bool model_has_state(const rt_model_t *m) {
+        for (int32_t s = 0; s < m->n_subgraphs; s++) {
+                const rt_model_subgraph_t *sg = &m->subgraphs[s];
+                for (int32_t i = 0; i < sg->n_tensors; i++)
+                        if (sg->tensors[i].is_variable)
+                                return true;
+                for (int32_t i = 0; i < sg->n_ops; i++)
+                        switch (sg->ops[i].builtin_code) {
+                        case RT_BUILTIN_VAR_HANDLE:
+                        case RT_BUILTIN_ASSIGN_VARIABLE:
+                        case RT_BUILTIN_READ_VARIABLE:
+                        case RT_BUILTIN_CALL_ONCE:
+                        case RT_BUILTIN_HASHTABLE:
+                        case RT_BUILTIN_HASHTABLE_IMPORT:
+                                return true;
+                        default:
+                                break;
+                        }
+        }
+        return false;
+}
+
+bool rt_interp_has_state(const rt_interp_t *it) {
+        return it && it->has_state;
+}
+
+rt_interp_state_t *rt_interp_state_new(void) {
+        return calloc(1, sizeof(rt_interp_state_t));
+}
+
+void rt_interp_state_reset(rt_interp_state_t *st) {
+        if (!st)
+                return;
+        for (int32_t s = 0; s < st->n_vars; s++)
+                rt_exec_vars_done(&st->vars[s]);
+        resources_free(st->resources, st->n_resources);
+        objects_free(st->objects, st->n_objects);
+        st->resources = NULL;
+        st->n_resources = 0;
+        st->objects = NULL;
+        st->n_objects = 0;
+}
+
+rt_interp_state_t *rt_interp_state_free(rt_interp_state_t *st) {
+        if (!st)
+                return NULL;
+        rt_interp_state_reset(st);
+        free(st->vars);
+        free(st);
+        return NULL;
+}
+
+size_t rt_interp_state_bytes(const rt_interp_state_t *st) {
+        if (!st)
+                return 0;
+        size_t n = 0;
+        for (int32_t s = 0; s < st->n_vars; s++)
+                n += rt_exec_vars_bytes(&st->vars[s]);
+        for (int32_t i = 0; i < st->n_resources; i++)
+                n += st->resources[i].cap;
+        return n;
+}
+
+/* Trade the variable tensors of every subgraph that has them placed, or
+ * (out) of those traded in; no failure leaves a subgraph half-traded. */
+static int vars_trade(rt_interp_t *it, rt_interp_state_t *st, bool in) {
+        for (int32_t s = 0; s < it->model->n_subgraphs; s++) {
+                if (!it->subs[s] || (!in && !it->traded[s]))
+                        continue;
+                int r = rt_exec_vars_swap(it->subs[s], &st->vars[s]);
+                if (r < 0) {
+                        /* Only swapping in can fail (slots are made to
+                         * fit); give back what was traded so far. */
+                        for (int32_t k = 0; k < s; k++)
+                                if (it->traded[k]) {
+                                        (void) rt_exec_vars_swap(it->subs[k], &st->vars[k]);
+                                        it->traded[k] = false;
+                                }
+                        return r;
+                }
+                it->traded[s] = in && r > 0;
+        }
+        return 0;
+}
+
+int rt_interp_state_swap(rt_interp_t *it, rt_interp_state_t *st) {
+        if (!it || !st || (it->bound && it->bound != st))
+                return -EINVAL;
+        if (st->model && st->model != it->model)
+                return interp_fail(it, -EINVAL, "this state belongs to an interpreter of another model");
+        if (!st->vars) {
+                st->vars = calloc((size_t) it->model->n_subgraphs, sizeof(*st->vars));
+                if (!st->vars)
+                        return interp_fail(it, -ENOMEM, "out of memory");
+                st->n_vars = it->model->n_subgraphs;
+                st->model = it->model;
+        }
+        bool in = it->bound == NULL;
+        int r = vars_trade(it, st, in);
+        if (r < 0)
+                return interp_fail(it, r, "out of memory for the variable tensors of a state");
+        resource_t *res = it->resources;
+        int32_t n_res = it->n_resources;
+        object_t *obj = it->objects;
+        size_t n_obj = it->n_objects;
+        it->resources = st->resources;
+        it->n_resources = st->n_resources;
+        it->objects = st->objects;
+        it->n_objects = st->n_objects;
+        st->resources = res;
+        st->n_resources = n_res;
+        st->objects = obj;
+        st->n_objects = n_obj;
+        it->bound = in ? st : NULL;
+        return 0;
+}
+
+int rt_interp_reset_variables(rt_interp_t *it) {
+        if (!it)
+                return -EINVAL;
+        for (int32_t s = 0; s < it->model->n_subgraphs; s++)
+                if (it->subs[s])
+                        rt_exec_vars_reset(it->subs[s]);
+        return 0;
+}
+
 /* Executors for every subgraph that subgraph 0 (indirectly) calls, after
  * checking the call graph: bad indices and recursion fail here. */
 static int subgraphs_setup(rt_interp_t *it) {
         const rt_model_t *m = it->model;
         it->subs = calloc((size_t) m->n_subgraphs, sizeof(*it->subs));
         it->active = calloc((size_t) m->n_subgraphs, sizeof(*it->active));
+        it->traded = calloc((size_t) m->n_subgraphs, sizeof(*it->traded));
         uint8_t *state = calloc((size_t) m->n_subgraphs, 1);
         bool *reach = calloc((size_t) m->n_subgraphs, sizeof(bool));
         int r = 0;
-        if (!it->subs || !it->active || !state || !reach) {
+        if (!it->subs || !it->active || !it->traded || !state || !reach) {
                 r = interp_fail(it, -ENOMEM, "out of memory");
                 goto out;
         }
@@ -667,6 +853,7 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
         if (!it)
                 return -ENOMEM;
         it->model = model;
+        it->has_state = model_has_state(model);
         it->num_threads = options ? options->num_threads : -1;
         if (options) {
                 it->reporter = options->reporter;
@@ -751,6 +938,10 @@ error:
 rt_interp_t *rt_interp_free(rt_interp_t *it) {
         if (!it)
                 return NULL;
+        /* A caller's state still swapped in goes back to its owner, who
+         * frees it; the interpreter frees only its own. */
+        if (it->bound)
+                (void) rt_interp_state_swap(it, it->bound);
         /* The other subgraphs first, then subgraph 0 as before. */
         for (int32_t s = 1; it->subs && s < it->model->n_subgraphs; s++)
                 rt_exec_free(it->subs[s]);
@@ -759,18 +950,9 @@ rt_interp_t *rt_interp_free(rt_interp_t *it) {
         rt_wcache_blob_unref(it->weights);
         free(it->subs);
         free(it->active);
-        for (int32_t i = 0; i < it->n_resources; i++) {
-                free(it->resources[i].container);
-                free(it->resources[i].shared_name);
-                free(it->resources[i].value.data);
-        }
-        free(it->resources);
-        for (size_t i = 0; i < it->n_objects; i++) {
-                if (it->objects[i].destroy)
-                        it->objects[i].destroy(it->objects[i].obj);
-                free(it->objects[i].obj);
-        }
-        free(it->objects);
+        free(it->traded);
+        resources_free(it->resources, it->n_resources);
+        objects_free(it->objects, it->n_objects);
         rt_resolver_free(it->resolver);
         ops_clear(&it->ops);
         free(it);

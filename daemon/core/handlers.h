@@ -36,6 +36,7 @@ int daemon_list_models_handle(daemon_request_t *rq);
 int daemon_remove_model_handle(daemon_request_t *rq);
 int daemon_manage_weights_cache_handle(daemon_request_t *rq);
 int daemon_resize_inputs_handle(daemon_request_t *rq);
+int daemon_reset_variables_handle(daemon_request_t *rq);
 int daemon_supported_ops_handle(daemon_request_t *rq);
 /* serving/evaluate.c: an evaluation stage on a handle's instance: the
  * inference diff on a worker, client top-K/detection recorded. */

@@ -24,12 +24,17 @@
 #include "serving-internal.h"
 
 /* Whether j may be gathered into a batch: its instance batches (or has not
- * been checked yet) and j runs at the declared shapes, which have a
- * leading 1 on every input and output. */
+ * been checked yet), its model keeps no state between invokes, and j runs
+ * at the declared shapes, which have a leading 1 on every input and
+ * output. */
 bool serving__batch_eligible(const serving_job_t *j) {
         daemon_instance_t *i = j->instance;
         bool ok;
 
+        /* A stateful model runs each handle on its own variables: rows of
+         * one batch would share one set. */
+        if (i->stateful)
+                return false;
         pthread_mutex_lock(&i->pool_mu);
         ok = i->batch_max > 1 && i->batch_state >= 0;
         pthread_mutex_unlock(&i->pool_mu);

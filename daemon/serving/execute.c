@@ -168,10 +168,20 @@ int serving__execute_one(serving_job_t *j) {
                                 daemon_cpu_budget());
                 goto out;
         }
+        /* A stateful model runs on its handle's own variables. */
+        if (j->state) {
+                r = daemon_state_enter(j->state, it, j->err, sizeof(j->err));
+                if (r < 0) {
+                        daemon_cpu_give(threads);
+                        goto out;
+                }
+        }
         daemon_hosts_set_deadline(j->job.deadline_ns);
         r = rt_interp_invoke(it);
         daemon_hosts_set_deadline(0);
         daemon_cpu_give(threads);
+        if (j->state)
+                daemon_state_leave(j->state, it);
         if (r < 0) {
                 (void) snprintf(j->err, sizeof(j->err), "%s", rt_interp_last_error(it));
                 if (r == -EOWNERDEAD)
@@ -401,6 +411,15 @@ int daemon_execute_handle(daemon_request_t *rq) {
         if (job_shapes_from(j, ins, inst->n_inputs) < 0) {
                 serving__job_free(j);
                 return -ENOMEM;
+        }
+        if (inst->stateful) {
+                if (!h->state)
+                        h->state = daemon_state_new();
+                if (!h->state) {
+                        serving__job_free(j);
+                        return -ENOMEM;
+                }
+                j->state = daemon_state_ref(h->state);
         }
         j->instance = daemon_instance_ref(&ss->sv->models, inst);
         j->job.priority = serving__priority_of(in->has_priority ? in->priority : 0, h->priority);

@@ -296,6 +296,7 @@ static int instance_compile(daemon_model_t *m, const rt_settings_t *settings, da
         if (r < 0)
                 goto fail;
         i->n_interps = 1;
+        i->stateful = rt_interp_has_state(it);
         i->n_inputs = rt_interp_input_count(it);
         i->n_outputs = rt_interp_output_count(it);
         i->inputs = calloc((size_t) i->n_inputs + 1, sizeof(*i->inputs));

@@ -66,6 +66,11 @@ struct daemon_instance {
         char queue[64];                 /* scheduler queue: the driver's name */
         unsigned n_ref;                 /* handles and jobs; under the table mutex */
         uint64_t compile_us;
+        /* The model keeps state between invokes (rt_interp_has_state()):
+         * every handle runs with its own (daemon_state_t) on whichever
+         * pooled interpreter its execution gets, and is never batched with
+         * another. Set at compilation, read-only after. */
+        bool stateful;
         /* The model's signature with the declared shapes (owned). */
         daemon_tensor_info_t *inputs, *outputs;
         int32_t n_inputs, n_outputs;
@@ -175,6 +180,32 @@ int daemon_instance_interp_new(const daemon_instance_t *i, rt_interp_t **ret, ch
  * diff compares the instance with. 0 or -errno with a message. */
 int daemon_instance_reference_interp_new(const daemon_instance_t *i, rt_interp_t **ret, char *err,
                                          size_t err_size);
+
+/*
+ * One handle's state on a stateful instance (serving/state.c): the
+ * variables its executions read and update (rt_interp_state_t), apart from
+ * the pooled interpreters, which every handle shares. Reference counted
+ * (the handle, and each execution in flight); a new one is fresh, as a new
+ * TFLite interpreter would be.
+ */
+typedef struct daemon_state daemon_state_t;
+
+/* A fresh state, one reference; NULL when out of memory. Any thread. */
+daemon_state_t *daemon_state_new(void);
+/* NULL-safe. Any thread. */
+daemon_state_t *daemon_state_ref(daemon_state_t *s);
+/* Drops a reference; the last frees it. NULL-safe; returns NULL. */
+daemon_state_t *daemon_state_unref(daemon_state_t *s);
+
+/*
+ * Run `it` (an interpreter of the state's instance, acquired by the
+ * caller) on `s`: waits for another execution of the same handle to leave,
+ * then swaps the state in. Worker thread. 0, or -ENOMEM with a message
+ * (nothing swapped, the lock not held).
+ */
+int daemon_state_enter(daemon_state_t *s, rt_interp_t *it, char *err, size_t err_size);
+/* Swap it back out of `it` and let the next execution in. */
+void daemon_state_leave(daemon_state_t *s, rt_interp_t *it);
 
 /* Fill `info` (owned strings/arrays) from tensor t. 0 or -ENOMEM. */
 int daemon_tensor_info_from(daemon_tensor_info_t *info, const rt_tensor_t *t);

@@ -42,6 +42,9 @@ typedef struct serving_handle {
         /* After ResizeInputs: this handle's shapes (owned); NULL = the
          * model's declared shapes (inst->inputs/outputs). */
         daemon_tensor_info_t *inputs, *outputs;
+        /* Stateful instances: this handle's variables (one reference),
+         * made at its first execution; NULL until then, and for others. */
+        daemon_state_t *state;
         struct serving_handle *next;
 } serving_handle_t;
 
@@ -116,6 +119,7 @@ struct serving_job {
         size_t n_inputs, n_outputs;
         bool outputs_inline;
         bool zero_copy;                 /* every input and output was bound */
+        daemon_state_t *state;          /* its handle's state (referenced), or NULL */
         unsigned batch_n;               /* executions in its invoke (0 = 1) */
         char err[1024];
 };

@@ -88,6 +88,7 @@ void serving__handle_free(daemon_serving_t *sv, serving_handle_t *h) {
                 h->usage->model_bytes -= h->instance->model->size;
         serving__infos_free(h->inputs, h->instance->n_inputs);
         serving__infos_free(h->outputs, h->instance->n_outputs);
+        (void) daemon_state_unref(h->state);
         (void) daemon_instance_unref(&sv->models, h->instance);
         free(h);
 }
@@ -110,6 +111,7 @@ void serving__job_free(serving_job_t *j) {
         }
         free(j->inputs);
         free(j->outputs);
+        (void) daemon_state_unref(j->state);
         if (j->instance)
                 (void) daemon_instance_unref(&sv->models, j->instance);
         if (j->model_fd >= 0)

@@ -154,7 +154,8 @@ int rt_interp_options_set_shared_arena(rt_interp_options_t *o, bool shared);
  * subgraph that calls itself (directly or through others) is -EINVAL with
  * a message ("subgraph 0 node 1 (IF): calls subgraph 0, which is already on
  * the call path ..."). Resource variables and hash tables belong to the
- * interpreter: shared by its subgraphs, kept across invokes and
+ * running state (the interpreter's own unless a rt_interp_state_t is
+ * swapped in): shared by its subgraphs, kept across invokes and
  * allocations, freed with it.
  */
 int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options, rt_interp_t **ret,
@@ -267,6 +268,70 @@ int rt_interp_invoke(rt_interp_t *it);
 /* The last error message; "" if none. Owned by the interpreter, valid until
  * the next call on it. NULL-safe (returns ""). */
 const char *rt_interp_last_error(const rt_interp_t *it);
+
+/* ---- state: variables kept between invokes ---- */
+
+/*
+ * Whether the model keeps state between invokes: variable tensors (the
+ * LSTM / RNN / SVDF families' is_variable inputs), resource variables
+ * (VAR_HANDLE, ASSIGN_VARIABLE, READ_VARIABLE), hash tables or CALL_ONCE.
+ * Known from rt_interp_create() on. NULL: false.
+ */
+bool rt_interp_has_state(const rt_interp_t *it);
+
+/*
+ * Reset the variable tensors of the running state (the interpreter's own,
+ * or a swapped-in rt_interp_state_t) to their initial values, like TFLite's
+ * ResetVariableTensors: zero (int8: the zero point), or the tensor's buffer
+ * when the model gives one. Resource variables, hash tables and CALL_ONCE
+ * are left as they are, as in TFLite. 0 or -EINVAL (NULL).
+ */
+int rt_interp_reset_variables(rt_interp_t *it);
+
+/*
+ * A state: everything a stateful model keeps between invokes (variable
+ * tensors of every subgraph, resource variables, hash tables, CALL_ONCE's
+ * flags), held apart from any interpreter, so that interpreters of one
+ * model can be pooled and shared by clients that each keep their own
+ * state, as each would with a TFLite interpreter of its own. A new state
+ * is fresh: exactly what a new interpreter starts with (variable tensors
+ * at their initial values, no resource variables, CALL_ONCE not run); it
+ * takes its memory at its first swap. Owned by the caller; NULL when out
+ * of memory.
+ */
+typedef struct rt_interp_state rt_interp_state_t;
+rt_interp_state_t *rt_interp_state_new(void);
+
+/* NULL-safe; returns NULL. Must not be swapped into an interpreter. */
+rt_interp_state_t *rt_interp_state_free(rt_interp_state_t *st);
+
+/* Make `st` fresh again (frees what it holds). Must not be swapped in. */
+void rt_interp_state_reset(rt_interp_state_t *st);
+
+/*
+ * Swap `st` into `it` (its invokes then read and update `st`: variable
+ * tensors, resource variables, CALL_ONCE) or, when `st` is the one swapped
+ * in, back out (the interpreter runs on its own state again). Pointers are
+ * exchanged, nothing is copied; a state's variable tensor whose size does
+ * not match the tensor's current shape (a fresh state, a resize) is set to
+ * its initial value first, as allocating does. The usual use, around an
+ * invoke on a pooled interpreter:
+ *
+ *   rt_interp_state_swap(it, client_state);   // in
+ *   rt_interp_invoke(it);
+ *   rt_interp_state_swap(it, client_state);   // out
+ *
+ * rt_interp_allocate_tensors() while a state is in resets that state's
+ * variable tensors (as it would the interpreter's own). A state is for
+ * interpreters of one model (the first swap binds it), used by one
+ * interpreter at a time. rt_interp_free() swaps a state still in back out.
+ * 0, -EINVAL (NULL, another state is in, a state of another model) or
+ * -ENOMEM (nothing swapped).
+ */
+int rt_interp_state_swap(rt_interp_t *it, rt_interp_state_t *st);
+
+/* Bytes a state holds (variable tensors and resource variables). */
+size_t rt_interp_state_bytes(const rt_interp_state_t *st);
 
 /* Bytes of the tensor arena planned by the last allocate (0 before). */
 size_t rt_interp_arena_bytes(const rt_interp_t *it);

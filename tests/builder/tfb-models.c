@@ -72,3 +72,78 @@ uint8_t *tfb_model_affine(size_t *ret_size) {
         tfb_free(b);
         return bytes;
 }
+
+static void op(tfb_t *b, int32_t code, uint8_t options_type, const tfb_option_t *opts, size_t n_opts,
+               const int32_t *ins, int32_t n_in, const int32_t *outs, int32_t n_out) {
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, code, 1), .inputs = ins, .n_inputs = n_in,
+                                    .outputs = outs, .n_outputs = n_out, .options_type = options_type,
+                                    .options = opts, .n_options = n_opts });
+}
+
+uint8_t *tfb_model_counter(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        const tfb_option_t name[] = { TFB_OPT_STRING(0, "box"), TFB_OPT_STRING(1, "acc") };
+        const tfb_option_t init[] = { TFB_OPT_I32(0, 1) };
+        int32_t x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 1, TFB_DIMS(2));
+        int32_t h = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
+        int32_t v = tfb_tensor(b, RT_TYPE_FLOAT32, "v", 1, TFB_DIMS(2));
+        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 1, TFB_DIMS(2));
+        op(b, RT_BUILTIN_CALL_ONCE, RT_OPTIONS_CALL_ONCE, init, 1, NULL, 0, NULL, 0);
+        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h), 1);
+        op(b, RT_BUILTIN_READ_VARIABLE, RT_OPTIONS_READ_VARIABLE, NULL, 0, TFB_IDS(h), 1, TFB_IDS(v), 1);
+        op(b, RT_BUILTIN_ADD, RT_OPTIONS_ADD, NULL, 0, TFB_IDS(v, x), 2, TFB_IDS(y), 1);
+        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h, y), 2, NULL, 0);
+        tfb_io(b, TFB_IDS(x), 1, TFB_IDS(y), 1);
+
+        tfb_subgraph_add(b, "init");
+        const float start[2] = { 10, 20 };
+        int32_t h1 = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
+        int32_t c = tfb_tensor_const(b, RT_TYPE_FLOAT32, "start", 1, TFB_DIMS(2), start, sizeof(start));
+        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h1), 1);
+        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h1, c), 2, NULL, 0);
+        tfb_io(b, NULL, 0, NULL, 0);
+        tfb_subgraph_select(b, 0);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}
+
+uint8_t *tfb_model_lstm(size_t *ret_size) {
+        enum { T = 2, I = 3, C = 4 };
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        int32_t in[24];
+        for (int k = 0; k < 24; k++)
+                in[k] = -1;
+        float w[4][C * I], r[4][C * C], bias[4][C];
+        for (int g = 0; g < 4; g++) {
+                for (int k = 0; k < C * I; k++)
+                        w[g][k] = (float) ((g * 7 + k * 5) % 11 - 5) / 8.0f;
+                for (int k = 0; k < C * C; k++)
+                        r[g][k] = (float) ((g * 3 + k * 7) % 13 - 6) / 10.0f;
+                for (int k = 0; k < C; k++)
+                        bias[g][k] = (float) (g == 1) + (float) (k - 2) / 16.0f;
+        }
+        in[0] = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 3, TFB_DIMS(1, T, I));
+        for (int g = 0; g < 4; g++) {
+                in[1 + g] = tfb_tensor_const(b, RT_TYPE_FLOAT32, "w", 2, TFB_DIMS(C, I), w[g], sizeof(w[g]));
+                in[5 + g] = tfb_tensor_const(b, RT_TYPE_FLOAT32, "r", 2, TFB_DIMS(C, C), r[g], sizeof(r[g]));
+                in[12 + g] = tfb_tensor_const(b, RT_TYPE_FLOAT32, "b", 1, TFB_DIMS(C), bias[g], sizeof(bias[g]));
+        }
+        in[18] = tfb_tensor_add(b, &(tfb_tensor_t) { .type = RT_TYPE_FLOAT32, .rank = 2, .shape = TFB_DIMS(1, C),
+                                                     .name = "output_state", .is_variable = true });
+        in[19] = tfb_tensor_add(b, &(tfb_tensor_t) { .type = RT_TYPE_FLOAT32, .rank = 2, .shape = TFB_DIMS(1, C),
+                                                     .name = "cell_state", .is_variable = true });
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 3, TFB_DIMS(1, T, C));
+        const tfb_option_t o[] = { TFB_OPT_I8(0, 4 /* TANH */), TFB_OPT_F32(1, 0), TFB_OPT_F32(2, 0),
+                                   TFB_OPT_BOOL(3, false) };
+        op(b, RT_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM, RT_OPTIONS_UNIDIRECTIONAL_SEQUENCE_LSTM, o, 4, in, 24,
+           TFB_IDS(out), 1);
+        tfb_io(b, TFB_IDS(in[0]), 1, TFB_IDS(out), 1);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}

@@ -24,3 +24,20 @@ float tfb_model_fp16_fc_weight(int32_t rows, int32_t cols, int mul, int mod, flo
  * smallest float model the daemon and client tests run. Returns the
  * .tflite bytes (malloc'ed) or NULL. */
 uint8_t *tfb_model_affine(size_t *ret_size);
+
+/*
+ * A model with resource variables and CALL_ONCE: y[2] = acc += x[2], where
+ * the variable "acc" (VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE) starts
+ * at { 10, 20 }, assigned by the init subgraph (1) that CALL_ONCE runs on
+ * the first invoke. Float32. Returns the .tflite bytes (malloc'ed) or NULL.
+ */
+uint8_t *tfb_model_counter(size_t *ret_size);
+
+/*
+ * A float UNIDIRECTIONAL_SEQUENCE_LSTM whose output and cell states are
+ * variable tensors: in[1, 2, 3] (batch, time, input) -> out[1, 2, 4],
+ * 4 cells, no peephole, projection or CIFG, tanh; fixed small weights.
+ * Each invoke continues from the state the previous one left. Returns the
+ * .tflite bytes (malloc'ed) or NULL.
+ */
+uint8_t *tfb_model_lstm(size_t *ret_size);

@@ -385,6 +385,16 @@ ACCEL_EXPORT const accel_tensor_t *accel_interp_output_tensor(const accel_interp
 ACCEL_EXPORT int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims, int32_t rank);
 /* Back every tensor with the shared-memory buffer. 0 or -errno. */
 ACCEL_EXPORT int accel_interp_allocate_tensors(accel_interp_t *it);
+/*
+ * Back to the fresh state, like tflite_runtime's reset_all_variables(), for
+ * a model that keeps state between invokes (LSTM/RNN/SVDF variable tensors,
+ * resource variables, CALL_ONCE): acceld keeps that state per interpreter
+ * (no other interpreter, in this process or another, sees it), and the next
+ * invoke starts from it as a newly created interpreter would. 1 when the
+ * model has such state, 0 when it has none (nothing to do), or -errno
+ * (-EBUSY: an invoke is in flight).
+ */
+ACCEL_EXPORT int accel_interp_reset_variables(accel_interp_t *it);
 /* Run once. 0 or -errno (-ETIME: deadline missed). */
 ACCEL_EXPORT int accel_interp_invoke(accel_interp_t *it);
 

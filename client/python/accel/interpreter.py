@@ -277,22 +277,16 @@ class Interpreter:
             self._native.invoke()
 
     def reset_all_variables(self):
-        """Reset the model's variable tensors (LSTM and SVDF state) to zero.
+        """Reset the model's variables (LSTM and SVDF state).
 
-        In-process (local=True) this zeroes them at once. acceld keeps a
-        stateful model's variables in its compiled instance, which every
-        interpreter of the same model and settings shares, and has no
-        request to reset them yet: for a model with variable tensors this
-        raises Unsupported; for a stateless model it does nothing."""
+        In-process (local=True) this resets the variable tensors to zero, as
+        tflite_runtime does. Served, acceld keeps the state of a stateful
+        model per interpreter (no other interpreter sees it) and this puts
+        it back to what a new interpreter starts with: variable tensors,
+        resource variables and CALL_ONCE initialisation alike. A stateless
+        model has nothing to reset."""
         with self._lock:
-            if self._local:
-                if self._allocated:
-                    self._native.allocate()
-                return
-            if any(t["is_variable"] for t in self._info["tensors"]):
-                raise Unsupported("acceld cannot reset the variable tensors of a served model yet; "
-                                  "use local=True for stateful models that need reset_all_variables()",
-                                  "UNSUPPORTED")
+            self._native.reset()
 
     # ---- signatures ----
 

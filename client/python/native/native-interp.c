@@ -365,6 +365,24 @@ static PyObject *interp_allocate(PyObject *self, PyObject *unused) {
         Py_RETURN_NONE;
 }
 
+/* reset_all_variables(): in-process, TFLite's ResetVariableTensors on the
+ * interpreter; served, acceld's ResetVariables (this interpreter's state
+ * back to fresh). */
+static PyObject *interp_reset(PyObject *self, PyObject *unused) {
+        NativeInterp *it = (NativeInterp *) self;
+        int r;
+
+        if (ready(it) < 0)
+                return NULL;
+        if (it->local)
+                LOCKED(it, r = rt_interp_reset_variables(it->rit));
+        else
+                LOCKED(it, r = accel_interp_reset_variables(it->ait));
+        if (r < 0)
+                return it->local ? raise_local(it, r, NULL) : native_raise_accel(r);
+        Py_RETURN_NONE;
+}
+
 static PyObject *interp_invoke(PyObject *self, PyObject *unused) {
         NativeInterp *it = (NativeInterp *) self;
         int r;
@@ -598,6 +616,7 @@ static PyMethodDef interp_methods[] = {
         { "resize", interp_resize, METH_VARARGS, "resize(i, shape)" },
         { "allocate", interp_allocate, METH_NOARGS, "allocate()" },
         { "invoke", interp_invoke, METH_NOARGS, "invoke()" },
+        { "reset", interp_reset, METH_NOARGS, "reset() -> the variables back to their initial values" },
         { "buffer", interp_buffer, METH_VARARGS, "buffer(io, i) -> buffer object over the tensor" },
         { "write", interp_write, METH_VARARGS, "write(i, bytes-like)" },
         { "write_string", interp_write_string, METH_VARARGS, "write_string(i, serialized strings)" },

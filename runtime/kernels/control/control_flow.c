@@ -192,35 +192,29 @@ static int call_once_parse(const rt_node_t *node, void *ret_params, rt_context_t
         return 0;
 }
 
-/* Per-node state: has the init subgraph run yet? */
-static int call_once_init(rt_context_t *ctx, rt_node_t *node, void **ret_data) {
-        (void) ctx;
-        (void) node;
-        bool *done = calloc(1, sizeof(*done));
-        if (!done)
-                return -ENOMEM;
-        *ret_data = done;
-        return 0;
-}
-
-static void call_once_free(rt_context_t *ctx, void *data) {
-        (void) ctx;
-        free(data);
-}
-
 static int call_once_prepare(rt_context_t *ctx, rt_node_t *node) {
         const rt_call_once_params_t *p = node->params;
-        if (!p || !node->user_data)
-                return rt_ctx_error(ctx, "CALL_ONCE: node has no params or state");
+        if (!p)
+                return rt_ctx_error(ctx, "CALL_ONCE: node has no params");
         if (node->n_inputs != 0 || node->n_outputs != 0)
                 return rt_ctx_error(ctx, "CALL_ONCE: expected no inputs and no outputs, got %d and %d",
                                     node->n_inputs, node->n_outputs);
         return rt_control__check_subgraph(ctx, "CALL_ONCE", "init", p->init_subgraph, 0, 0);
 }
 
+/* Whether the init subgraph has run is the interpreter's state, keyed by
+ * that subgraph as TFLite's InitializationStatusMap is: a resource object,
+ * so that it belongs to whichever state (rt_interp_state_t) is running. */
+static const char call_once_kind[] = "call_once";
+
 static int call_once_invoke(rt_context_t *ctx, rt_node_t *node) {
         const rt_call_once_params_t *p = node->params;
-        bool *done = node->user_data;
+        bool *done = rt_ctx_resource_object(ctx, call_once_kind, p->init_subgraph, sizeof(bool), NULL);
+        if (!done) {
+                if (!ctx->resource_object)
+                        return rt_ctx_error(ctx, "CALL_ONCE: this context has no resources");
+                return -ENOMEM;
+        }
         if (*done)
                 return 0;
         int r = rt_ctx_call_subgraph(ctx, p->init_subgraph, NULL, 0, NULL, 0);
@@ -235,8 +229,6 @@ const rt_registration_t rt_kernel_call_once = {
         .op = RT_OP_CALL_ONCE,
         .params_size = sizeof(rt_call_once_params_t),
         .parse = call_once_parse,
-        .init = call_once_init,
-        .free = call_once_free,
         .prepare = call_once_prepare,
         .invoke = call_once_invoke,
 };

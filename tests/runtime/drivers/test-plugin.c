@@ -152,6 +152,41 @@ START_TEST(test_faulty_mode_none_correct) {
 }
 END_TEST
 
+/* out = a + v with v a variable tensor (state kept between invokes): the
+ * faulty driver would take the ADD, the runtime does not give it. */
+static uint8_t *add_variable_model(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        int32_t sh[2] = { 1, 8 };
+        int32_t a = tfb_tensor(b, F, "a", 2, sh), out = tfb_tensor(b, F, "out", 2, sh);
+        int32_t v = tfb_tensor_add(b, &(tfb_tensor_t) { .type = F, .rank = 2, .shape = sh, .name = "v",
+                                                        .is_variable = true });
+        int32_t ins[2] = { a, v };
+        tfb_option_t opts[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = ins, .n_inputs = 2,
+                        .outputs = &out, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = opts,
+                        .n_options = 1 };
+        tfb_op_add(b, &op);
+        tfb_io(b, &a, 1, &out, 1);
+        uint8_t *buf = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return buf;
+}
+
+START_TEST(test_faulty_never_gets_stateful_nodes) {
+        faulty_load();
+        size_t size;
+        _cleanup_free_ uint8_t *buf = add_variable_model(&size);
+        rt_settings_t s = faulty_settings("none");
+        dt_result_t f;
+        dt_run(buf, size, &s, &f);
+        ck_assert_msg(f.create_err == 0 && f.alloc_err == 0 && f.invoke_err == 0, "%s", f.err);
+        ck_assert_str_eq(f.parts, "reference:1");
+        ck_assert_msg(strstr(f.why, "faulty: keeps state between invokes") != NULL, "%s", f.why);
+        dt_result_done(&f);
+        rt_settings_done(&s);
+}
+END_TEST
+
 START_TEST(test_faulty_mode_wrong_outputs) {
         faulty_load();
         size_t size;
@@ -348,6 +383,7 @@ int main(void) {
         TCase *tc = tcase_create("plugin");
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_plugin_load);
+        tcase_add_test(tc, test_faulty_never_gets_stateful_nodes);
         tcase_add_test(tc, test_plugin_abi_mismatch_refused);
         tcase_add_test(tc, test_plugin_abi2_refused);
         tcase_add_test(tc, test_plugin_load_dir);
