@@ -112,6 +112,15 @@ static int local_reset_variables(void *impl, char *err) {
         return local_allocate(impl, err);
 }
 
+static int local_set_string(void *impl, int32_t i, const void *data, size_t size, char *err) {
+        local_t *l = impl;
+        int r = rt_interp_copy_in(l->it, i, data, size);
+        if (r < 0)
+                snprintf(err, TFL_ERR_MAX, "%s",
+                         rt_interp_last_error(l->it)[0] ? rt_interp_last_error(l->it) : strerror(-r));
+        return r;
+}
+
 const tfl_backend_ops_t tfl__backend_local = {
         .name = "local",
         .create = local_create,
@@ -122,4 +131,5 @@ const tfl_backend_ops_t tfl__backend_local = {
         .allocate = local_allocate,
         .invoke = local_invoke,
         .reset_variables = local_reset_variables,
+        .set_string = local_set_string,
 };

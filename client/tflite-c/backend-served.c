@@ -142,6 +142,13 @@ static int served_reset_variables(void *impl, char *err) {
         return -EOPNOTSUPP;
 }
 
+static int served_set_string(void *impl, int32_t i, const void *data, size_t size, char *err) {
+        snprintf(err, TFL_ERR_MAX,
+                 "string inputs are not served by acceld (libaccel's tensors have fixed sizes); "
+                 "run the model with ACCEL_TFLITE_MODE=local");
+        return -EOPNOTSUPP;
+}
+
 const tfl_backend_ops_t tfl__backend_served = {
         .name = "served",
         .create = served_create,
@@ -152,4 +159,5 @@ const tfl_backend_ops_t tfl__backend_served = {
         .allocate = served_allocate,
         .invoke = served_invoke,
         .reset_variables = served_reset_variables,
+        .set_string = served_set_string,
 };

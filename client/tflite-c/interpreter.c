@@ -99,6 +99,10 @@ static int tensor_sync(TfLiteInterpreter *it, bool input, int32_t i) {
         t->t.params = (TfLiteQuantizationParams) { .scale = d.scale, .zero_point = d.zero_point };
         t->t.allocation_type = d.data ? kTfLiteArenaRw : kTfLiteMemNone;
         t->t.buffer_handle = kTfLiteNullBufferHandle;
+        t->t.allocation = &t->t;
+        t->owner = it;
+        t->index = i;
+        t->input = input;
         if (d.scale != 0.0f) {
                 if (!t->affine.scale && !(t->affine.scale = TfLiteFloatArrayCreate(1)))
                         return -ENOMEM;
@@ -309,6 +313,19 @@ TfLiteStatus TfLiteInterpreterResetVariableTensors(TfLiteInterpreter *it) {
         if (r < 0)
                 return fail(it, r);
         return tensors_sync(it, true, true) < 0 ? kTfLiteError : kTfLiteOk;
+}
+
+TfLiteStatus tfl__tensor_set_string(tfl_tensor_t *t, const void *data, size_t size) {
+        TfLiteInterpreter *it = t->owner;
+        if (!t->input) {
+                tfl__report(it->reporter, it->reporter_data, "tensor %s is an output", t->t.name);
+                return kTfLiteError;
+        }
+        it->err[0] = '\0';
+        int r = it->ops->set_string(it->impl, t->index, data, size, it->err);
+        if (r < 0)
+                return fail(it, r);
+        return tensor_sync(it, true, t->index) < 0 ? kTfLiteError : kTfLiteOk;
 }
 
 void TfLiteSetAllowBufferHandleOutput(const TfLiteInterpreter *interpreter, bool allow_buffer_handle_output) {

@@ -39,6 +39,11 @@ TfLiteQuantizationParams TfLiteTensorQuantizationParams(const TfLiteTensor *t) {
 }
 
 TfLiteStatus TfLiteTensorCopyFromBuffer(TfLiteTensor *t, const void *data, size_t size) {
+        /* A string input has no size before it is set; for ours, the
+         * runtime takes the serialized list (TensorFlow Lite's C API has no
+         * way to set one). */
+        if (t && t->type == kTfLiteString && t->allocation == (const void *) t && data)
+                return tfl__tensor_set_string((tfl_tensor_t *) t, data, size);
         if (!t || size != t->bytes || (size && (!data || !t->data.data)))
                 return kTfLiteError;
         if (size)

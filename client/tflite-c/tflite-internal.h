@@ -95,17 +95,28 @@ typedef struct tfl_backend_ops {
         int (*allocate)(void *impl, char *err);
         int (*invoke)(void *impl, char *err);
         int (*reset_variables)(void *impl, char *err);
+        /* A string input's serialized contents (TensorFlow Lite's layout). */
+        int (*set_string)(void *impl, int32_t i, const void *data, size_t size, char *err);
 } tfl_backend_ops_t;
 
 extern const tfl_backend_ops_t tfl__backend_served;
 extern const tfl_backend_ops_t tfl__backend_local;
 
 /* A tensor the interpreter hands out: the public struct first, so a
- * TfLiteTensor pointer converts back. */
+ * TfLiteTensor pointer converts back. t.allocation points at the tensor
+ * itself: that tells ours from a caller's without reading past a caller's
+ * struct. */
 typedef struct tfl_tensor {
         TfLiteTensor t;
         TfLiteAffineQuantization affine;
+        struct TfLiteInterpreter *owner;
+        int32_t index;
+        bool input;
 } tfl_tensor_t;
+
+/* Copy a serialized string list into a string input of ours; kTfLiteError
+ * (reported) when the backend cannot. */
+TfLiteStatus tfl__tensor_set_string(tfl_tensor_t *t, const void *data, size_t size);
 
 struct TfLiteInterpreter {
         TfLiteModel *model;             /* one reference */
