@@ -30,6 +30,11 @@ skip() {
 [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ] || skip "the clients ship x86-64 Linux libraries only"
 command -v node >/dev/null 2>&1 || skip "node not found"
 command -v npm >/dev/null 2>&1 || skip "npm not found"
+# A sanitizer build's library needs its runtime loaded first, which node
+# is not; the same code runs under the sanitizers in the C test.
+if nm -D --undefined-only "$libdir/libtensorflowlite_c.so" 2>/dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
+        skip "sanitizer build: node cannot load an instrumented libtensorflowlite_c.so (tflite-c covers it)"
+fi
 [ -n "${ACCELD_SHARED_DIR:-}" ] && [ -f "$ACCELD_SHARED_DIR/models/manifest.json" ] || skip "no shared models"
 
 # node-gyp: on PATH, or the one npm bundles. Node's headers: the prefix
