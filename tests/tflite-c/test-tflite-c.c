@@ -510,6 +510,50 @@ START_TEST(test_tflite_c_errors_served) {
 }
 END_TEST
 
+/* A new batch size: the shape is visible at once, the outputs follow
+ * after allocation, and the interpreter runs at the new size. */
+static void check_resize(void) {
+        int n = 0;
+        TfLiteModel *m = float_model();
+        if (!m)
+                return;
+        TfLiteInterpreterOptions *o = TfLiteInterpreterOptionsCreate();
+        TfLiteInterpreterOptionsSetErrorReporter(o, reporter, &n);
+        TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
+        ck_assert_ptr_nonnull(it);
+        static const int dims[] = { 2, 224, 224, 3 };
+        ck_assert_int_eq(TfLiteInterpreterResizeInputTensor(it, 0, dims, 4), kTfLiteOk);
+        TfLiteTensor *in = TfLiteInterpreterGetInputTensor(it, 0);
+        ck_assert_int_eq(TfLiteTensorDim(in, 0), 2);
+        ck_assert_int_eq(TfLiteInterpreterAllocateTensors(it), kTfLiteOk);
+        ck_assert_uint_eq(TfLiteTensorByteSize(in), 2 * 224 * 224 * 3 * 4);
+        memset(TfLiteTensorData(in), 0, TfLiteTensorByteSize(in));
+        ck_assert_int_eq(TfLiteInterpreterInvoke(it), kTfLiteOk);
+        const TfLiteTensor *out = TfLiteInterpreterGetOutputTensor(it, 0);
+        ck_assert_int_eq(out->dims->size, 2);
+        ck_assert_int_eq(out->dims->data[0], 2);
+        ck_assert_int_eq(out->dims->data[1], 1001);
+        ck_assert_uint_eq(TfLiteTensorByteSize(out), 2 * 1001 * 4);
+        /* Both rows saw the same (zero) input. */
+        ck_assert_int_eq(memcmp(out->data.f, out->data.f + 1001, 1001 * sizeof(float)), 0);
+        ck_assert_int_eq(n, 0);
+        TfLiteInterpreterDelete(it);
+        TfLiteInterpreterOptionsDelete(o);
+        TfLiteModelDelete(m);
+}
+
+START_TEST(test_tflite_c_resize_local) {
+        setenv("ACCEL_TFLITE_MODE", "local", 1);
+        check_resize();
+}
+END_TEST
+
+START_TEST(test_tflite_c_resize_served) {
+        setenv("ACCEL_TFLITE_MODE", "served", 1);
+        check_resize();
+}
+END_TEST
+
 /* A custom op only the application provides is refused by name, with a
  * report, not run somewhere it does not exist. */
 static TfLiteStatus never_invoke(TfLiteContext *c, TfLiteNode *node) {
@@ -558,6 +602,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tl, test_tflite_c_foreign_delegate_refused_local);
         tcase_add_test(tl, test_tflite_c_xnnpack_delegate_local);
         tcase_add_test(tl, test_tflite_c_errors_local);
+        tcase_add_test(tl, test_tflite_c_resize_local);
         suite_add_tcase(s, tl);
 
         tcase_add_checked_fixture(ts, setup_daemon, teardown_daemon);
@@ -567,6 +612,7 @@ int main(int argc, char **argv) {
         tcase_add_test(ts, test_tflite_c_xnnpack_delegate_served);
         tcase_add_test(ts, test_tflite_c_served_tensors_in_shared_memory);
         tcase_add_test(ts, test_tflite_c_errors_served);
+        tcase_add_test(ts, test_tflite_c_resize_served);
         suite_add_tcase(s, ts);
 
         sr = srunner_create(s);
