@@ -14,6 +14,12 @@ pkgs=(
   libjpeg62-turbo-dev libpng-dev libzip-dev
   python3-skimage
 )
+# Node.js, npm and node's headers for tests/tflite-c's npm clients (they
+# skip without them); left alone when a node is already installed (e.g.
+# nodesource's, which carries npm and the headers itself).
+if ! command -v node >/dev/null 2>&1; then
+  pkgs+=(nodejs npm libnode-dev)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
