@@ -24,6 +24,7 @@
 #include "child-exec.h"
 #include "clock.h"
 #include "runner.h"
+#include "scheduler.h"
 #include "select.h"
 #include "models.h"
 #include "cleanup.h"
@@ -810,6 +811,10 @@ static int run_candidates_build(const bench_run_t *run, bool need_golden, bench_
                 if (!need_golden || i != ref)
                         (void) rt_settings_copy(&cands[k++].settings, &run->req.candidates[i]);
         for (size_t i = 0; i < n; i++) {
+                /* Measure what would run: PrepareModel clamps threads to
+                 * acceld's CPU budget, so a candidate asking for more is
+                 * the clamped setting (and records under its key). */
+                (void) daemon_cpu_clamp(&cands[i].settings, NULL, 0);
                 if (daemon_settings_store_key(&cands[i].settings, &cands[i].key) < 0)
                         cands[i].key = NULL;
                 candidate_describe(&cands[i]);

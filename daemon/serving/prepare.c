@@ -235,6 +235,7 @@ static void prepare_run(daemon_job_t *job) {
                                 (void) daemon_bench_apply_decision(&by, j->preference,
                                                                    conn->operator ? 0 : (uint32_t) conn->peer.uid,
                                                                    &j->settings);
+                                (void) daemon_cpu_clamp(&j->settings, j->thread_note, sizeof(j->thread_note));
                         }
                         fd = open(c.model.path, O_RDONLY | O_CLOEXEC);
                         if (fd < 0) {

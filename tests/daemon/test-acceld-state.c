@@ -18,11 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include "accel/accel.h"
 #include "harness-frames.h"
+#include "harness-users.h"
 #include "harness.h"
 #include "tfb-models.h"
 #include "tflite-builder.h"
@@ -33,6 +36,11 @@
 #define SETTINGS "{\"delegate\": \"XNNPACK\", \"xnnpack_settings\": {\"num_threads\": 1}}"
 
 static harness_daemon_t d;
+
+/* Two real unprivileged users in one group (made in main() when running as
+ * root with useradd; the two-uid test returns early otherwise). */
+static harness_user_t users[CLIENTS];
+static bool have_users;
 
 /* ---- the models ---- */
 
@@ -393,6 +401,47 @@ START_TEST(test_state_two_processes_interleaved) {
 }
 END_TEST
 
+/* The child's setup: become another uid of the clients' group. */
+static void become(void *arg) {
+        const harness_user_t *u = arg;
+
+        if (setgroups(1, &u->gid) < 0 || setgid(u->gid) < 0 || setuid(u->uid) < 0 || setuid(0) == 0)
+                _exit(3);
+}
+
+/* Two processes of two different uids on one shared instance, steps
+ * interleaved: each gets byte for byte what it gets alone (issue 21: one
+ * tenant's sequence never shows in another's outputs). */
+START_TEST(test_state_two_uids_interleaved) {
+        size_t size;
+        uint8_t *model;
+        const model_t *m = model_for(_i, &model, &size);
+        outs_t want = { 0 };
+        client_t *c[CLIENTS];
+
+        if (!m)
+                return;
+        if (!have_users) {
+                free(model);
+                return;
+        }
+        /* The packaged modes in small: the clients' group reaches the
+         * socket (0660) and the folder that holds it (0710). */
+        ck_assert_int_eq(chown(d.dir, 0, users[0].gid), 0);
+        ck_assert_int_eq(chmod(d.dir, 0710), 0);
+        ck_assert_int_eq(chown(d.sock, 0, users[0].gid), 0);
+        ck_assert_int_eq(chmod(d.sock, 0660), 0);
+        alone(model, size, &want);
+        for (int who = 0; who < CLIENTS; who++)
+                c[who] = client_process(model, size, become, &users[who]);
+        interleaved(c, &want, m->name);
+        for (int who = 0; who < CLIENTS; who++)
+                c[who]->close(c[who]);
+        outs_done(&want);
+        free(model);
+}
+END_TEST
+
 /* Both clients' invokes queued at once on an instance that batches: a
  * stateful model is never batched, each runs on its own state. */
 START_TEST(test_state_concurrent_never_batched) {
@@ -602,10 +651,18 @@ int main(int argc, char **argv) {
         int failed;
 
         harness_init(argc, argv);
+        /* Made here, before Check forks the tests, and removed at exit. */
+        char why[256];
+        if (harness_users_available(why, sizeof(why)))
+                have_users = harness_user_create(&users[0], "s0") == 0 && harness_user_create(&users[1], "s1") == 0;
+        if (!have_users)
+                fprintf(stderr, "acceld-state: the two-uid test is skipped: %s\n",
+                        harness_users_available(why, sizeof(why)) ? "cannot create the test users" : why);
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_set_timeout(tc, 120);
         tcase_add_loop_test(tc, test_state_two_connections_interleaved, 0, N_MODELS);
         tcase_add_loop_test(tc, test_state_two_processes_interleaved, 0, N_MODELS);
+        tcase_add_loop_test(tc, test_state_two_uids_interleaved, 0, N_MODELS);
         tcase_add_loop_test(tc, test_state_concurrent_never_batched, 0, N_MODELS);
         tcase_add_loop_test(tc, test_state_reset_returns_to_fresh, 0, N_MODELS);
         tcase_add_test(tc, test_state_reset_stateless_model);
