@@ -20,7 +20,9 @@
 # MUTATE_MODE (daemon, the default, or inproc: the in-process runtime in a
 # forked child per mutant), MUTATE_CONFIG (an acceld config file, e.g. one
 # with isolate_drivers = all), MUTATE_TIMEOUT_MS (per mutant, default
-# 60000), MUTATE_MAX_MODEL_BYTES (skip larger seed models; default 0, all),
+# 120000), MUTATE_MAX_MODEL_BYTES (skip larger seed models; default 0, all),
+# MUTATE_EXCLUDE (space-separated parts of model names to leave out, e.g.
+# style_transfer: a minute on the reference kernels of a busy machine),
 # ACCELD_SHARED_DIR (default <source>/../shared).
 set -eu
 
@@ -44,7 +46,10 @@ mode=${MUTATE_MODE:-daemon}
 ninja -C "$build" tests/fuzz/mutate daemon/acceld
 
 set -- $amount --seed "$seed" --first "${MUTATE_FIRST:-0}" --save "$save" \
-        --timeout-ms "${MUTATE_TIMEOUT_MS:-60000}" --max-model-bytes "${MUTATE_MAX_MODEL_BYTES:-0}"
+        --timeout-ms "${MUTATE_TIMEOUT_MS:-120000}" --max-model-bytes "${MUTATE_MAX_MODEL_BYTES:-0}"
+for x in ${MUTATE_EXCLUDE:-}; do
+        set -- "$@" --exclude "$x"
+done
 case "$mode" in
 daemon)
         set -- "$@" --acceld "$build/daemon/acceld"

@@ -5,7 +5,8 @@
  *
  *   mutate [--seed S] [--first I] (--count N | --seconds T)
  *          [--acceld PATH [--config FILE] | --socket PATH]
- *          [--save DIR] [--timeout-ms MS] [--max-model-bytes B] MODEL_DIR
+ *          [--save DIR] [--timeout-ms MS] [--max-model-bytes B] [--exclude NAME]...
+ *          MODEL_DIR
  *
  * With --acceld it starts that acceld on a temporary socket and state
  * directory (and --config, else /dev/null), runs every mutant through it
@@ -15,6 +16,8 @@
  * Without either, each mutant runs in the in-process runtime in a forked
  * child. A mutant that kills acceld or the in-process child, or outlives
  * the timeout, is saved to DIR (default ./mutants) with its edits.
+ * --exclude leaves out the models whose names contain NAME (those whose
+ * reference-kernel run alone nears the timeout on a slow machine).
  *
  * The last line is the summary:
  *   mutants N prepared P refused R executed E exec-failed F deaths D hangs H
@@ -124,7 +127,7 @@ static bool daemon_died(daemon_proc_t *d, int *ret_status) {
 static void usage(const char *argv0) {
         fprintf(stderr,
                 "usage: %s [--seed S] [--first I] (--count N | --seconds T) [--acceld PATH [--config FILE] | "
-                "--socket PATH] [--save DIR] [--timeout-ms MS] [--max-model-bytes B] MODEL_DIR\n",
+                "--socket PATH] [--save DIR] [--timeout-ms MS] [--max-model-bytes B] [--exclude NAME]... MODEL_DIR\n",
                 argv0);
 }
 
@@ -140,11 +143,14 @@ int main(int argc, char **argv) {
                 { "save", required_argument, NULL, 'o' },
                 { "timeout-ms", required_argument, NULL, 'T' },
                 { "max-model-bytes", required_argument, NULL, 'm' },
+                { "exclude", required_argument, NULL, 'x' },
                 { "verbose", no_argument, NULL, 'v' },
                 { NULL, 0, NULL, 0 },
         };
         uint64_t seed = 1, first = 0, count = 0, seconds = 0;
-        unsigned timeout_ms = 60000;
+        unsigned timeout_ms = 120000;
+        const char *exclude[17] = { NULL };
+        size_t n_exclude = 0;
         size_t max_bytes = 0;
         const char *save = "mutants", *socket_path = NULL;
         bool verbose = false;
@@ -162,6 +168,10 @@ int main(int argc, char **argv) {
                 case 'o': save = optarg; break;
                 case 'T': timeout_ms = (unsigned) strtoul(optarg, NULL, 0); break;
                 case 'm': max_bytes = (size_t) strtoull(optarg, NULL, 0); break;
+                case 'x':
+                        if (n_exclude + 1 < sizeof(exclude) / sizeof(exclude[0]))
+                                exclude[n_exclude++] = optarg;
+                        break;
                 case 'v': verbose = true; break;
                 default: usage(argv[0]); return 2;
                 }
@@ -172,7 +182,7 @@ int main(int argc, char **argv) {
         }
         signal(SIGPIPE, SIG_IGN);
         mut_corpus_t corpus;
-        int r = mut_corpus_load(&corpus, argv[optind], max_bytes);
+        int r = mut_corpus_load(&corpus, argv[optind], max_bytes, exclude);
         if (r < 0) {
                 fprintf(stderr, "mutate: no models in %s: %s\n", argv[optind], strerror(-r));
                 return 77;

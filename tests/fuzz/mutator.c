@@ -75,7 +75,14 @@ static int file_slurp(const char *path, uint8_t **ret, size_t *ret_size) {
         return 0;
 }
 
-int mut_corpus_load(mut_corpus_t *c, const char *dir, size_t max_bytes) {
+static bool excluded(const char *name, const char *const *exclude) {
+        for (size_t i = 0; exclude && exclude[i]; i++)
+                if (strstr(name, exclude[i]))
+                        return true;
+        return false;
+}
+
+int mut_corpus_load(mut_corpus_t *c, const char *dir, size_t max_bytes, const char *const *exclude) {
         *c = (mut_corpus_t) { 0 };
         DIR *d = opendir(dir);
         if (!d)
@@ -84,7 +91,7 @@ int mut_corpus_load(mut_corpus_t *c, const char *dir, size_t max_bytes) {
         int r = 0;
         while ((e = readdir(d))) {
                 size_t len = strlen(e->d_name);
-                if (len < 8 || strcmp(e->d_name + len - 7, ".tflite") != 0)
+                if (len < 8 || strcmp(e->d_name + len - 7, ".tflite") != 0 || excluded(e->d_name, exclude))
                         continue;
                 char path[4096];
                 (void) snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);

@@ -40,9 +40,10 @@ typedef struct mut_corpus {
         size_t n;
 } mut_corpus_t;
 
-/* Load the models of `dir` no larger than max_bytes (0: no limit). 0,
- * -ENOENT (no model there) or -errno. */
-int mut_corpus_load(mut_corpus_t *c, const char *dir, size_t max_bytes);
+/* Load the models of `dir` no larger than max_bytes (0: no limit) whose
+ * names contain none of the `exclude` strings (NULL-terminated, may be
+ * NULL). 0, -ENOENT (no model there) or -errno. */
+int mut_corpus_load(mut_corpus_t *c, const char *dir, size_t max_bytes, const char *const *exclude);
 void mut_corpus_free(mut_corpus_t *c);
 
 /* One mutant: a copy of a seed model with 1..4 edits. */
