@@ -48,6 +48,15 @@ typedef struct daemon_proc {
         pid_t pid;
 } daemon_proc_t;
 
+/* SIGINT / SIGTERM end the run after the current mutant, so that the
+ * acceld it started is stopped and the summary printed. */
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig) {
+        (void) sig;
+        stop = 1;
+}
+
 static uint64_t now_s(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -181,6 +190,9 @@ int main(int argc, char **argv) {
                 return 2;
         }
         signal(SIGPIPE, SIG_IGN);
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         mut_corpus_t corpus;
         int r = mut_corpus_load(&corpus, argv[optind], max_bytes, exclude);
         if (r < 0) {
@@ -206,7 +218,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
 
         uint64_t counts[MUT_HUNG + 1] = { 0 }, deaths = 0, n = 0, start = now_s();
-        for (uint64_t i = first; count ? n < count : now_s() - start < seconds; i++, n++) {
+        for (uint64_t i = first; !stop && (count ? n < count : now_s() - start < seconds); i++, n++) {
                 mut_mutant_t m;
                 if (mut_mutant_make(&corpus, seed, i, &m) < 0) {
                         fprintf(stderr, "mutate: out of memory\n");
@@ -242,6 +254,15 @@ int main(int argc, char **argv) {
                         }
                 }
                 mut_mutant_free(&m);
+                if ((n + 1) % 100 == 0) {
+                        printf("mutate: %llu done (%llu prepared, %llu executed, %llu deaths, %llu hangs) in %llu s\n",
+                               (unsigned long long) (n + 1),
+                               (unsigned long long) (counts[MUT_EXECUTED] + counts[MUT_ALLOCATE_FAILED] +
+                                                     counts[MUT_EXECUTE_FAILED]),
+                               (unsigned long long) counts[MUT_EXECUTED], (unsigned long long) deaths,
+                               (unsigned long long) counts[MUT_HUNG], (unsigned long long) (now_s() - start));
+                        fflush(stdout);
+                }
         }
         if (d.exe) {
                 daemon_stop(&d);
