@@ -223,7 +223,10 @@ static int32_t *lstm_zp_bias(const rt_tensor_t *w, const rt_tensor_t *bias, int3
                         int32_t sum = 0;
                         for (int32_t c = 0; c < cols; c++)
                                 sum += m[(size_t) r * cols + c];
-                        out[r] += sum * zp;
+                        /* TFLite's int32 sum; modulo 2^32 as its x86 build
+                         * wraps, so a crafted zero point is no undefined
+                         * overflow (issue 22). */
+                        out[r] = (int32_t) ((uint32_t) out[r] + (uint32_t) sum * (uint32_t) zp);
                 }
         }
         return out;
