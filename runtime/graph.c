@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "graph.h"
 
 __attribute__((format(printf, 3, 4)))
@@ -196,6 +197,16 @@ int rt_graph_build(rt_graph_t *g, const rt_model_t *m, int32_t subgraph, const r
         for (int32_t i = 0; i < g->n_outputs; i++)
                 g->meta[g->outputs[i]].graph_output = true;
 
+        /* Each tensor is written by one node at most, and no node reads
+         * what it writes: a kernel's prepare sizes its outputs from its
+         * inputs, and a second writer (or the node itself) resizing the same
+         * tensor would leave the first one writing past its end at invoke
+         * (a mutated model did exactly that with GATHER and MEAN). */
+        _cleanup_free_ int32_t *writer = malloc(((size_t) sg->n_tensors + 1) * sizeof(int32_t));
+        if (!writer)
+                return -ENOMEM;
+        for (int32_t t = 0; t < sg->n_tensors; t++)
+                writer[t] = -1;
         for (int32_t i = 0; i < sg->n_ops; i++) {
                 const rt_model_op_t *op = &sg->ops[i];
                 rt_node_t *n = &g->nodes[i];
@@ -210,6 +221,21 @@ int rt_graph_build(rt_graph_t *g, const rt_model_t *m, int32_t subgraph, const r
                                 rt_model_op_name(op));
                         return -EINVAL;
                 }
+                for (int32_t k = 0; k < op->n_outputs; k++) {
+                        int32_t t = op->outputs[k];
+                        if (writer[t] >= 0) {
+                                set_err(err, err_size, "node %d (%s): writes tensor %d, which node %d writes too", i,
+                                        rt_model_op_name(op), t, writer[t]);
+                                return -EINVAL;
+                        }
+                        writer[t] = i;
+                }
+                for (int32_t k = 0; k < op->n_inputs; k++)
+                        if (op->inputs[k] >= 0 && writer[op->inputs[k]] == i) {
+                                set_err(err, err_size, "node %d (%s): reads tensor %d, which it writes", i,
+                                        rt_model_op_name(op), op->inputs[k]);
+                                return -EINVAL;
+                        }
                 n->inputs = op->inputs;
                 n->n_inputs = op->n_inputs;
                 n->outputs = op->outputs;

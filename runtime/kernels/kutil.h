@@ -218,12 +218,13 @@ static inline int32_t ku_dim(const rt_tensor_t *t, int32_t i) {
  * them (ComputePaddingHeightWidth). */
 static inline int32_t ku_out_size(rt_padding_t pad, int32_t in, int32_t filter, int32_t stride,
                                   int32_t dilation) {
-        int32_t eff = (filter - 1) * dilation + 1;
+        /* In 64 bits: a crafted stride or dilation near INT32_MAX must not
+         * overflow (issue 22); valid sizes give TFLite's int results. */
+        int64_t eff = (int64_t) (filter - 1) * dilation + 1;
         if (stride <= 0)
                 return 0;
-        if (pad == RT_PADDING_SAME)
-                return (in + stride - 1) / stride;
-        return (in - eff + stride) / stride;
+        int64_t o = pad == RT_PADDING_SAME ? ((int64_t) in + stride - 1) / stride : ((int64_t) in - eff + stride) / stride;
+        return o > INT32_MAX ? INT32_MAX : (o < INT32_MIN ? INT32_MIN : (int32_t) o);
 }
 
 static inline int32_t ku_pad_before(int32_t in, int32_t filter, int32_t stride, int32_t dilation,

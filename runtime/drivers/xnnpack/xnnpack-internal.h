@@ -24,6 +24,26 @@ int rt__xnn_calibrate(const rt_driver_t *d, rt_driver_caps_t *ret);
 pthreadpool_t rt__xnn_pool_acquire(const void *owner, size_t threads);
 void rt__xnn_pool_release(pthreadpool_t pool);
 
+/* The group's preconditions (dataflow.c): every boundary and node tensor
+ * in range with a shape of dimensions >= 1, constants with all their data,
+ * every value read inside written earlier in the group or handed in, and
+ * written once. ret_skip[k] (one per group node) marks the dead nodes,
+ * whose outputs are neither read later nor handed out: they are not
+ * translated. 0, or -ENOTSUP with the reason in err (prefixed "XNNPACK: "
+ * for a probe) and the node it is about in *ret_node (-1 for the group's
+ * own; ret_node may be NULL), or -ENOMEM. */
+int rt__xnn_check_dataflow(const rt_driver_graph_t *g, const rt_driver_group_t *grp, bool probe, char *err,
+                           size_t err_size, int32_t *ret_node, bool *ret_skip);
+
+/* Support probes (probe-shapes.c): give node n's outputs, in `view` (a
+ * copy of g->tensors), the shapes its reference kernel infers from its
+ * inputs, as delegation does before a real compilation. 0, -ENOTSUP (the
+ * kernel refuses the shapes, or the output is dynamic; reason in err) or
+ * -ENOMEM. rt__xnn_probe_restore() puts the outputs back as g has them. */
+int rt__xnn_probe_shapes(const rt_driver_graph_t *g, const rt_node_t *n, rt_tensor_t *view, char *err,
+                         size_t err_size);
+void rt__xnn_probe_restore(const rt_driver_graph_t *g, const rt_node_t *n, rt_tensor_t *view);
+
 /* ---- translation of TFLite nodes into one XNNPACK subgraph ---- */
 
 /* The state of one translation: the subgraph being defined and the XNNPACK

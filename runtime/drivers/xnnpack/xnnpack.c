@@ -149,9 +149,16 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
         uint32_t *fold_ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
         const float **folded = calloc((size_t) g->n_tensors + 1, sizeof(float *));
         xnn_subgraph_t sg = NULL;
+        bool *skip = NULL;
         int r = -ENOMEM;
         if (!pr || !ids || !folded || !fold_ids)
                 goto error;
+        skip = calloc((size_t) grp->n_nodes + 1, sizeof(bool));
+        if (!skip)
+                goto error;
+        if ((r = rt__xnn_check_dataflow(g, grp, probe, err, err_size, ret_node, skip)) < 0)
+                goto error;
+        r = -ENOMEM;
         int32_t n_ext = grp->n_inputs + grp->n_outputs;
         pr->ext = calloc((size_t) n_ext + 1, sizeof(int32_t));
         pr->values = calloc((size_t) n_ext + 1, sizeof(*pr->values));
@@ -222,6 +229,8 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
         }
         for (int32_t k = 0; k < grp->n_nodes; k++) {
                 const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                if (skip[k])
+                        continue;
                 r = rt__xnn_define_node(&x, n);
                 if (r < 0) {
                         if (ret_node)
@@ -271,6 +280,7 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
                 goto error;
         }
         xnn_delete_subgraph(sg);
+        free(skip);
         free(ids);
         free(fold_ids);
         free(folded);
@@ -279,6 +289,7 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
 error:
         if (sg)
                 xnn_delete_subgraph(sg);
+        free(skip);
         free(ids);
         free(fold_ids);
         free(folded);
@@ -333,6 +344,13 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 }
                 return 0;
         }
+        /* The probes' view of the tensors: shapes inferred per node. */
+        rt_tensor_t *view = malloc(((size_t) g->n_tensors + 1) * sizeof(rt_tensor_t));
+        if (!view)
+                return -ENOMEM;
+        memcpy(view, g->tensors, (size_t) g->n_tensors * sizeof(rt_tensor_t));
+        rt_driver_graph_t pg = *g;
+        pg.tensors = view;
         for (int32_t i = 0; i < g->n_nodes; i++) {
                 const rt_node_t *n = &g->nodes[i];
                 ret_supported[i] = false;
@@ -356,7 +374,10 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 int r = ins && outs ? probe_group(g, &i, ins, outs, &grp) : -ENOMEM;
                 prepared_t *pr = NULL;
                 if (r == 0)
-                        r = group_compile(g, &grp, s, true, &pr, reasons[i], RT_DRIVER_REASON_MAX, NULL);
+                        r = rt__xnn_probe_shapes(g, n, view, reasons[i], RT_DRIVER_REASON_MAX);
+                if (r == 0)
+                        r = group_compile(&pg, &grp, s, true, &pr, reasons[i], RT_DRIVER_REASON_MAX, NULL);
+                rt__xnn_probe_restore(g, n, view);
                 free(ins);
                 free(outs);
                 prepared_free(pr);
@@ -368,6 +389,7 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 if (r == 0)
                         reasons[i][0] = 0;
         }
+        free(view);
         return 0;
 }
 

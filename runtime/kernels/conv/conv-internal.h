@@ -182,8 +182,10 @@ static inline int32_t rt_conv__requant(const rt_conv_data_t *d, int64_t acc, int
                 v = d->ruy_rounding ? rt_conv__mul_ruy((int32_t) acc, m, s) :
                                       ku_mul_by_qmul((int32_t) acc, m, s);
         }
-        v += out_zp;
-        return KU_CLAMP(v, d->act_min, d->act_max);
+        /* TFLite adds the zero point in int32; in 64 bits a crafted zero
+         * point cannot overflow, and valid ones give the same sums. */
+        const int64_t w = (int64_t) v + out_zp;
+        return (int32_t) KU_CLAMP(w, (int64_t) d->act_min, (int64_t) d->act_max);
 }
 
 /* Store v (already in range) as output element i. */

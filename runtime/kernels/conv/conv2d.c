@@ -150,17 +150,26 @@ static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x,
         }
 }
 
-/* The integer paths differ only in element and accumulator types. */
-#define DEFINE_CONV_Q(name, in_t, w_t, acc_t)                                                        \
+/*
+ * The integer paths differ only in element and accumulator types. The sum
+ * is TFLite's (an int32 or int64 accumulator of (w + w_off) * (x + in_off),
+ * plus the bias) formed in the unsigned type of the same width: equal to
+ * TFLite's wherever TFLite's does not overflow, and, where crafted zero
+ * points or biases make it overflow (undefined in C and C++ alike), the
+ * two's complement wrap TFLite's x86 build shows, without undefined
+ * behaviour. The offsets are the negated zero points in 64 bits, so that
+ * any int32 zero point negates and multiplies without overflow.
+ */
+#define DEFINE_CONV_Q(name, in_t, w_t, acc_t, uacc_t)                                                \
 static void name(const geom_t *g, const rt_conv_data_t *d, const in_t *x, const w_t *f,             \
-                 const rt_tensor_t *bias, rt_tensor_t *out, int32_t in_off, int32_t w_off) {         \
+                 const rt_tensor_t *bias, rt_tensor_t *out, int64_t in_off, int64_t w_off) {         \
         for (int32_t b = 0; b < g->n; b++)                                                           \
         for (int32_t oy = 0; oy < g->oh; oy++)                                                       \
         for (int32_t ox = 0; ox < g->ow; ox++) {                                                     \
                 const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;                      \
                 const size_t obase = (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;               \
                 for (int32_t oc = 0; oc < g->oc; oc++) {                                             \
-                        acc_t acc = 0;                                                               \
+                        uacc_t acc = 0;                                                              \
                         for (int32_t fy = 0; fy < g->kh; fy++) {                                     \
                                 const int32_t iy = y0 + fy * g->dh;                                  \
                                 if (iy < 0 || iy >= g->h)                                            \
@@ -172,19 +181,20 @@ static void name(const geom_t *g, const rt_conv_data_t *d, const in_t *x, const 
                                         const in_t *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c; \
                                         const w_t *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c; \
                                         for (int32_t ic = 0; ic < g->c; ic++)                        \
-                                                acc += (acc_t) ((int32_t) fp[ic] + w_off) *          \
-                                                       ((int32_t) xp[ic] + in_off);                  \
+                                                acc += (uacc_t) (fp[ic] + w_off) *                   \
+                                                       (uacc_t) (xp[ic] + in_off);                   \
                                 }                                                                    \
                         }                                                                            \
-                        acc += (acc_t) rt_conv__bias_i(bias, oc);                                    \
-                        rt_conv__store(out, obase + oc, rt_conv__requant(d, acc, oc, out->zero_point)); \
+                        acc += (uacc_t) rt_conv__bias_i(bias, oc);                                   \
+                        rt_conv__store(out, obase + oc,                                              \
+                                       rt_conv__requant(d, (acc_t) acc, oc, out->zero_point));      \
                 }                                                                                    \
         }                                                                                            \
 }
 
-DEFINE_CONV_Q(conv_u8, uint8_t, uint8_t, int32_t)
-DEFINE_CONV_Q(conv_i8, int8_t, int8_t, int32_t)
-DEFINE_CONV_Q(conv_i16, int16_t, int8_t, int64_t)
+DEFINE_CONV_Q(conv_u8, uint8_t, uint8_t, int32_t, uint32_t)
+DEFINE_CONV_Q(conv_i8, int8_t, int8_t, int32_t, uint32_t)
+DEFINE_CONV_Q(conv_i16, int16_t, int8_t, int64_t, uint64_t)
 
 /*
  * Hybrid: the float input is quantized to int8 per batch, the int8 dot
@@ -211,7 +221,7 @@ static void conv_hybrid(const geom_t *g0, const rt_conv_data_t *d, const int8_t 
                         const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;
                         float *yp = y + (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;
                         for (int32_t oc = 0; oc < g->oc; oc++) {
-                                int32_t acc = 0;
+                                uint32_t acc = 0;  /* wraps as TFLite's int32 does */
                                 for (int32_t fy = 0; fy < g->kh; fy++) {
                                         const int32_t iy = y0 + fy * g->dh;
                                         if (iy < 0 || iy >= g->h)
@@ -223,12 +233,13 @@ static void conv_hybrid(const geom_t *g0, const rt_conv_data_t *d, const int8_t 
                                                 const int8_t *xp = xq + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
                                                 const int8_t *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
                                                 for (int32_t ic = 0; ic < g->c; ic++)
-                                                        acc += (int32_t) fp[ic] * ((int32_t) xp[ic] - off);
+                                                        acc += (uint32_t) ((int32_t) fp[ic] *
+                                                                           ((int32_t) xp[ic] - off));
                                         }
                                 }
                                 /* TFLite: acc * (channel scale * input scale). */
                                 const float scale = pc ? rt_conv__wscale(w, oc) * scales[b] : scales[b];
-                                float v = (float) acc * scale;
+                                float v = (float) (int32_t) acc * scale;
                                 v += rt_conv__bias_f(bias, oc);
                                 yp[oc] = ku_act_f32(v, d->f_min, d->f_max);
                         }
@@ -253,13 +264,13 @@ static int conv_invoke(rt_context_t *ctx, rt_node_t *node) {
                 conv_float(&g, d, in->data, w->data, bias, out->data);
                 break;
         case RT_CONV_UINT8:
-                conv_u8(&g, d, in->data, w->data, bias, out, -in->zero_point, -w->zero_point);
+                conv_u8(&g, d, in->data, w->data, bias, out, -(int64_t) in->zero_point, -(int64_t) w->zero_point);
                 break;
         case RT_CONV_INT8:
-                conv_i8(&g, d, in->data, w->data, bias, out, -in->zero_point, 0);
+                conv_i8(&g, d, in->data, w->data, bias, out, -(int64_t) in->zero_point, 0);
                 break;
         case RT_CONV_INT16:
-                conv_i16(&g, d, in->data, w->data, bias, out, -in->zero_point, 0);
+                conv_i16(&g, d, in->data, w->data, bias, out, -(int64_t) in->zero_point, 0);
                 break;
         case RT_CONV_HYBRID:
         case RT_CONV_HYBRID_PC: {

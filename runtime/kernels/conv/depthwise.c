@@ -159,18 +159,21 @@ static void dw_float(const geom_t *g, const rt_conv_data_t *d, const float *x, c
                 y[obase + oc] = ku_act_f32(acc, d->f_min, d->f_max))
 }
 
-#define DEFINE_DW_Q(name, in_t, w_t, acc_t)                                                          \
+/* As CONV_2D's (conv2d.c): TFLite's sum, formed in the unsigned type of
+ * its accumulator's width so that an overflow wraps as on TFLite's x86
+ * build instead of being undefined; 64-bit offsets. */
+#define DEFINE_DW_Q(name, in_t, w_t, acc_t, uacc_t)                                                  \
 static void name(const geom_t *g, const rt_conv_data_t *d, const in_t *x, const w_t *f,             \
-                 const rt_tensor_t *bias, rt_tensor_t *out, int32_t in_off, int32_t w_off) {         \
-        DW_LOOP(g, acc_t acc = 0,                                                                    \
-                acc += (acc_t) ((int32_t) f[fi] + w_off) * ((int32_t) x[xi] + in_off),               \
-                acc += (acc_t) rt_conv__bias_i(bias, oc);                                            \
-                rt_conv__store(out, obase + oc, rt_conv__requant(d, acc, oc, out->zero_point)))      \
+                 const rt_tensor_t *bias, rt_tensor_t *out, int64_t in_off, int64_t w_off) {         \
+        DW_LOOP(g, uacc_t acc = 0,                                                                   \
+                acc += (uacc_t) (f[fi] + w_off) * (uacc_t) (x[xi] + in_off),                         \
+                acc += (uacc_t) rt_conv__bias_i(bias, oc);                                           \
+                rt_conv__store(out, obase + oc, rt_conv__requant(d, (acc_t) acc, oc, out->zero_point))) \
 }
 
-DEFINE_DW_Q(dw_u8, uint8_t, uint8_t, int32_t)
-DEFINE_DW_Q(dw_i8, int8_t, int8_t, int32_t)
-DEFINE_DW_Q(dw_i16, int16_t, int8_t, int64_t)
+DEFINE_DW_Q(dw_u8, uint8_t, uint8_t, int32_t, uint32_t)
+DEFINE_DW_Q(dw_i8, int8_t, int8_t, int32_t, uint32_t)
+DEFINE_DW_Q(dw_i16, int16_t, int8_t, int64_t, uint64_t)
 
 /* TFLite DepthwiseConvHybridPerChannel: input quantized asymmetrically per
  * batch; acc * (channel scale * batch scale) + bias. */
@@ -178,9 +181,9 @@ static void dw_hybrid(const geom_t *g, const rt_conv_data_t *d, const int8_t *xq
                       const float *scales, const int32_t *offsets, const rt_tensor_t *w,
                       const rt_tensor_t *bias, float *y) {
         const int8_t *f = w->data;
-        DW_LOOP(g, int32_t acc = 0,
-                acc += (int32_t) f[fi] * ((int32_t) xq[xi] - offsets[b]),
-                float v = (float) acc;
+        DW_LOOP(g, uint32_t acc = 0,
+                acc += (uint32_t) ((int32_t) f[fi] * ((int32_t) xq[xi] - offsets[b])),
+                float v = (float) (int32_t) acc;
                 v *= rt_conv__wscale(w, oc) * scales[b];
                 v += rt_conv__bias_f(bias, oc);
                 y[obase + oc] = ku_act_f32(v, d->f_min, d->f_max))
@@ -203,13 +206,13 @@ static int dw_invoke(rt_context_t *ctx, rt_node_t *node) {
                 dw_float(&g, d, in->data, w->data, bias, out->data);
                 break;
         case RT_CONV_UINT8:
-                dw_u8(&g, d, in->data, w->data, bias, out, -in->zero_point, -w->zero_point);
+                dw_u8(&g, d, in->data, w->data, bias, out, -(int64_t) in->zero_point, -(int64_t) w->zero_point);
                 break;
         case RT_CONV_INT8:
-                dw_i8(&g, d, in->data, w->data, bias, out, -in->zero_point, 0);
+                dw_i8(&g, d, in->data, w->data, bias, out, -(int64_t) in->zero_point, 0);
                 break;
         case RT_CONV_INT16:
-                dw_i16(&g, d, in->data, w->data, bias, out, -in->zero_point, 0);
+                dw_i16(&g, d, in->data, w->data, bias, out, -(int64_t) in->zero_point, 0);
                 break;
         case RT_CONV_HYBRID:
         case RT_CONV_HYBRID_PC: {

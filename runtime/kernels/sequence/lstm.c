@@ -223,7 +223,10 @@ static int32_t *lstm_zp_bias(const rt_tensor_t *w, const rt_tensor_t *bias, int3
                         int32_t sum = 0;
                         for (int32_t c = 0; c < cols; c++)
                                 sum += m[(size_t) r * cols + c];
-                        out[r] += sum * zp;
+                        /* TFLite's int32 sum; modulo 2^32 as its x86 build
+                         * wraps, so a crafted zero point is no undefined
+                         * overflow (issue 22). */
+                        out[r] = (int32_t) ((uint32_t) out[r] + (uint32_t) sum * (uint32_t) zp);
                 }
         }
         return out;
@@ -714,13 +717,15 @@ static void mbvma_i16(const int8_t *x, const int32_t *bias, const int8_t *w, int
                       int32_t n_in, int32_t n_out, int32_t out_zp, int16_t *out) {
         for (int32_t b = 0; b < n_batch; b++) {
                 for (int32_t r = 0; r < n_out; r++) {
-                        int32_t acc = bias ? bias[r] : 0;
+                        /* TFLite's int32 sum, modulo 2^32 as its x86 build
+                         * wraps on crafted biases; the additions after the
+                         * requantization in 64 bits before the clamp. */
+                        uint32_t acc = bias ? (uint32_t) bias[r] : 0;
                         for (int32_t c = 0; c < n_in; c++)
-                                acc += (int32_t) x[(size_t) b * n_in + c] * w[(size_t) r * n_in + c];
-                        acc = ku_mul_by_qmul(acc, mul, shift);
-                        acc += out_zp;
-                        acc += out[(size_t) b * n_out + r];
-                        out[(size_t) b * n_out + r] = (int16_t) KU_CLAMP(acc, INT16_MIN, INT16_MAX);
+                                acc += (uint32_t) ((int32_t) x[(size_t) b * n_in + c] * w[(size_t) r * n_in + c]);
+                        int64_t v = (int64_t) ku_mul_by_qmul((int32_t) acc, mul, shift) + out_zp +
+                                    out[(size_t) b * n_out + r];
+                        out[(size_t) b * n_out + r] = (int16_t) KU_CLAMP(v, INT16_MIN, INT16_MAX);
                 }
         }
 }
@@ -729,13 +734,15 @@ static void mbvma_i8(const int8_t *x, const int32_t *bias, const int8_t *w, int3
                      int32_t n_in, int32_t n_out, int32_t out_zp, int8_t *out) {
         for (int32_t b = 0; b < n_batch; b++) {
                 for (int32_t r = 0; r < n_out; r++) {
-                        int32_t acc = bias ? bias[r] : 0;
+                        /* TFLite's int32 sum, modulo 2^32 as its x86 build
+                         * wraps on crafted biases; the additions after the
+                         * requantization in 64 bits before the clamp. */
+                        uint32_t acc = bias ? (uint32_t) bias[r] : 0;
                         for (int32_t c = 0; c < n_in; c++)
-                                acc += (int32_t) x[(size_t) b * n_in + c] * w[(size_t) r * n_in + c];
-                        acc = ku_mul_by_qmul(acc, mul, shift);
-                        acc += out_zp;
-                        acc += out[(size_t) b * n_out + r];
-                        out[(size_t) b * n_out + r] = (int8_t) KU_CLAMP(acc, -128, 127);
+                                acc += (uint32_t) ((int32_t) x[(size_t) b * n_in + c] * w[(size_t) r * n_in + c]);
+                        int64_t v = (int64_t) ku_mul_by_qmul((int32_t) acc, mul, shift) + out_zp +
+                                    out[(size_t) b * n_out + r];
+                        out[(size_t) b * n_out + r] = (int8_t) KU_CLAMP(v, -128, 127);
                 }
         }
 }

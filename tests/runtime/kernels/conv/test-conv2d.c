@@ -225,6 +225,43 @@ static void check_quant_conv(rt_type_t act_type, bool per_channel, rt_padding_t 
         kh_done(&h);
 }
 
+/*
+ * Crafted quantization (issue 22): an input zero point near 2^30 and a
+ * bias near INT32_MAX overflow TFLite's int32 accumulator, which is
+ * undefined behaviour in C as in TFLite's C++ (UBSan reported it here).
+ * The kernel sums modulo 2^32, as TFLite's x86 build wraps: the output is
+ * the requantized wrapped sum, and the run is clean under UBSan.
+ */
+START_TEST(test_conv2d_int8_overflowing_quantization) {
+        enum { C = 4 };
+        const int8_t x[C] = { 127, -128, 5, -7 };
+        const int8_t f[C] = { 127, 127, -128, 3 };
+        const int32_t bias[1] = { INT32_MAX - 5 };
+        const int32_t in_zp = (1 << 30) + 17, out_zp = 3;
+        const float in_s = 0.5f, w_s = 0.25f, out_s = 0.125f;
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, RT_TYPE_INT8, 4, (int32_t[]) { 1, 1, 1, C }, x);
+        int32_t w = kh_const(&h, RT_TYPE_INT8, 4, (int32_t[]) { 1, 1, 1, C }, f);
+        int32_t b = kh_const(&h, RT_TYPE_INT32, 1, (int32_t[]) { 1 }, bias);
+        int32_t out = kh_tensor(&h, RT_TYPE_INT8, 0, NULL, NULL);
+        kh_quant(&h, in, in_s, in_zp);
+        kh_quant(&h, w, w_s, 0);
+        kh_quant(&h, b, in_s * w_s, 0);
+        kh_quant(&h, out, out_s, out_zp);
+        rt_conv_params_t p = params(RT_PADDING_VALID, 1, 1, RT_ACT_NONE);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_conv_2d, &p, (int32_t[]) { in, w, b }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        uint32_t acc = (uint32_t) bias[0];
+        for (int i = 0; i < C; i++)
+                acc += (uint32_t) ((int64_t) f[i] * ((int64_t) x[i] - in_zp));
+        int32_t want = ref_output((int32_t) acc, (double) in_s * (double) w_s / (double) out_s, out_zp, -128, 127,
+                                  REF_RUY);
+        ck_assert_int_eq(((int8_t *) h.tensors[out].data)[0], want);
+        kh_done(&h);
+}
+END_TEST
+
 START_TEST(test_conv2d_int8_per_channel) {
         check_quant_conv(RT_TYPE_INT8, true, RT_PADDING_SAME, 1, 1, RT_ACT_NONE);
         check_quant_conv(RT_TYPE_INT8, true, RT_PADDING_SAME, 2, 1, RT_ACT_RELU);
@@ -472,6 +509,7 @@ static Suite *conv2d_suite(void) {
         tcase_add_test(tc, test_conv2d_float_dilation2);
         tcase_add_test(tc, test_conv2d_float_activations);
         tcase_add_test(tc, test_conv2d_int8_per_channel);
+        tcase_add_test(tc, test_conv2d_int8_overflowing_quantization);
         tcase_add_test(tc, test_conv2d_int8_per_tensor);
         tcase_add_test(tc, test_conv2d_uint8_zero_points);
         tcase_add_test(tc, test_conv2d_int16x8);

@@ -307,6 +307,39 @@ START_TEST(test_depthwise_rejects_per_channel_count) {
 }
 END_TEST
 
+/* Crafted quantization overflowing the int32 accumulator (issue 22): the
+ * sum wraps modulo 2^32 as on TFLite's x86 build, without undefined
+ * behaviour (UBSan reported it here). */
+START_TEST(test_depthwise_int8_overflowing_quantization) {
+        enum { K = 2 };
+        const int8_t x[K * K] = { 127, -128, 5, -7 };
+        const int8_t f[K * K] = { 127, 127, -128, 3 };
+        const int32_t bias[1] = { INT32_MAX - 5 };
+        const int32_t in_zp = (1 << 30) + 17, out_zp = 3;
+        const float in_s = 0.5f, w_s = 0.25f, out_s = 0.125f;
+        kh_t h;
+        kh_init(&h);
+        int32_t in = kh_tensor(&h, RT_TYPE_INT8, 4, (int32_t[]) { 1, K, K, 1 }, x);
+        int32_t w = kh_const(&h, RT_TYPE_INT8, 4, (int32_t[]) { 1, K, K, 1 }, f);
+        int32_t b = kh_const(&h, RT_TYPE_INT32, 1, (int32_t[]) { 1 }, bias);
+        int32_t out = kh_tensor(&h, RT_TYPE_INT8, 0, NULL, NULL);
+        kh_quant(&h, in, in_s, in_zp);
+        kh_quant(&h, w, w_s, 0);
+        kh_quant(&h, b, in_s * w_s, 0);
+        kh_quant(&h, out, out_s, out_zp);
+        rt_depthwise_params_t p = params(RT_PADDING_VALID, 1, 1, 1, RT_ACT_NONE);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_depthwise_conv_2d, &p, (int32_t[]) { in, w, b }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        uint32_t acc = (uint32_t) bias[0];
+        for (int i = 0; i < K * K; i++)
+                acc += (uint32_t) ((int64_t) f[i] * ((int64_t) x[i] - in_zp));
+        int32_t want = ref_output((int32_t) acc, (double) in_s * (double) w_s / (double) out_s, out_zp, -128, 127,
+                                  REF_DOUBLE);
+        ck_assert_int_eq(((int8_t *) h.tensors[out].data)[0], want);
+        kh_done(&h);
+}
+END_TEST
+
 static Suite *depthwise_suite(void) {
         Suite *s = suite_create("depthwise");
         TCase *tc = tcase_create("depthwise");
@@ -318,6 +351,7 @@ static Suite *depthwise_suite(void) {
         tcase_add_test(tc, test_depthwise_hybrid_per_channel);
         tcase_add_test(tc, test_depthwise_quantized_tie_rounding);
         tcase_add_test(tc, test_depthwise_rejects_bad_filter);
+        tcase_add_test(tc, test_depthwise_int8_overflowing_quantization);
         tcase_add_test(tc, test_depthwise_rejects_per_channel_count);
         suite_add_tcase(s, tc);
         return s;
