@@ -48,9 +48,11 @@ cleanup() {
   userdel "$member" 2>/dev/null
   userdel "$outsider" 2>/dev/null
   # Tidy up after a failure half way; a passing run purged already.
+  local left=()
   for p in "${pkgs[@]}"; do
-    dpkg-query -W "$p" >/dev/null 2>&1 && dpkg --purge "$p" >/dev/null 2>&1
+    dpkg-query -W "$p" >/dev/null 2>&1 && left+=("$p")
   done
+  [ ${#left[@]} -gt 0 ] && dpkg --purge "${left[@]}" >/dev/null 2>&1
   # The package's system user stays on purge (policy); the test, not the
   # machine, made it, so the test removes it.
   if [ "$had_user" = 0 ]; then
@@ -115,7 +117,8 @@ pkg-config --exists accel || fail "pkg-config does not find accel.pc"
 
 # The unit's own ExecStart=, User= and Group=, with acceld.socket's socket
 # (ListenStream=, SocketUser=, SocketGroup=, SocketMode=) passed by
-# socket activation as systemd would.
+# socket activation as systemd would, with the environment systemd gives
+# it ($RUNTIME_DIRECTORY, $STATE_DIRECTORY).
 unitval() { sed -n "s/^$1=//p" "$2" | tail -n 1; }
 sockunit=${unit%.service}.socket
 exec_start=$(unitval ExecStart "$unit")
@@ -127,8 +130,12 @@ sock_mode=$(unitval SocketMode "$sockunit")
 [ -n "$exec_start" ] && [ -n "$user" ] && [ -n "$listen" ] || fail "could not read the units"
 step "starting, as $user:$group on $listen: $exec_start"
 read -r -a cmd <<<"$exec_start"
+# What systemd passes from RuntimeDirectory= and StateDirectory=.
+rtdir=/run/$(unitval RuntimeDirectory "$unit")
+stdir=/var/lib/$(unitval StateDirectory "$unit")
 cd /
-systemd-socket-activate -l "$listen" -- \
+RUNTIME_DIRECTORY=$rtdir STATE_DIRECTORY=$stdir systemd-socket-activate \
+  -E RUNTIME_DIRECTORY -E STATE_DIRECTORY -l "$listen" -- \
   setpriv --reuid="$user" --regid="$group" --init-groups --inh-caps=-all --no-new-privs \
   "${cmd[@]}" --log-target stderr >"$work/acceld.log" 2>&1 &
 pid=$!
