@@ -188,8 +188,14 @@ DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=600 "
 [ -f /etc/acceld/acceld.conf ] || fail "remove deleted the conffile"
 [ ! -e /usr/sbin/acceld ] || fail "/usr/sbin/acceld is still there after remove"
 
-step "apt-get purge"
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 "${pkgs[@]}" >"$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "apt-get purge failed"; }
+# Packages without conffiles are gone after remove; purge what dpkg knows.
+left=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W "$p" >/dev/null 2>&1 && left+=("$p")
+done
+[ ${#left[@]} -gt 0 ] || fail "nothing left to purge: acceld's conffile went with remove"
+step "apt-get purge ${left[*]}"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 "${left[@]}" >"$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "apt-get purge failed"; }
 for p in "${pkgs[@]}"; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed\|config-files'; then
     fail "$p is still known to dpkg after purge"
