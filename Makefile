@@ -57,7 +57,7 @@ test-tsan: deps
 # on a copy of the tree, so debhelper's files and the package build tree
 # stay out of it, and the .debs land beside the copy. scripts/build-deb.sh
 # says what it needs; DEB_JOBS sets the parallelism (2 by default).
-deb:
+deb: deps
 	./scripts/build-deb.sh build-deb
 
 clean:

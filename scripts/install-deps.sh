@@ -13,6 +13,7 @@ pkgs=(
   libseccomp-dev libssl-dev libxxhash-dev
   libjpeg62-turbo-dev libpng-dev libzip-dev
   python3-skimage
+  debhelper dh-python lintian
 )
 
 missing=()
