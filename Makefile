@@ -4,7 +4,7 @@
 BUILD ?= build
 MESON_OPTS ?=
 
-.PHONY: all deps build run test test-asan test-tsan fuzz clean
+.PHONY: all deps build run test test-asan test-tsan fuzz deb clean
 
 all: build
 
@@ -53,5 +53,12 @@ test-tsan: deps
 	@if ls build-tsan/tsan/report.* >/dev/null 2>&1; then \
 		cat build-tsan/tsan/report.*; echo "ThreadSanitizer: reports in build-tsan/tsan/"; exit 1; fi
 
+# Debian binary packages (debian/) into build-deb/: dpkg-buildpackage runs
+# on a copy of the tree, so debhelper's files and the package build tree
+# stay out of it, and the .debs land beside the copy. scripts/build-deb.sh
+# says what it needs; DEB_JOBS sets the parallelism (2 by default).
+deb: deps
+	./scripts/build-deb.sh build-deb
+
 clean:
-	rm -rf $(BUILD) build-asan build-tsan build-fuzz var
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz build-deb var

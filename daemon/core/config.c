@@ -571,11 +571,46 @@ static int join_path(char **ret, const char *a, const char *b) {
         return 0;
 }
 
+/* The first directory of a systemd directory variable ($RUNTIME_DIRECTORY,
+ * $STATE_DIRECTORY: colon-separated absolute paths, set from the unit's
+ * RuntimeDirectory= and StateDirectory=), or NULL when unset. */
+static int systemd_dir(char **ret, const char *var) {
+        const char *v = getenv(var);
+        size_t n;
+
+        *ret = NULL;
+        if (!v || v[0] != '/')
+                return 0;
+        n = strcspn(v, ":");
+        *ret = strndup(v, n);
+        return *ret ? 1 : -ENOMEM;
+}
+
 int daemon_config_resolve_paths(daemon_config_t *c, uid_t uid) {
+        char *sd = NULL;
         int r;
 
         if (!c)
                 return -EINVAL;
+        /* Under systemd the service's own directories come first: the unit
+         * runs acceld as User=acceld, where the per-user defaults below
+         * (XDG_RUNTIME_DIR, HOME) do not apply. */
+        if (!c->socket_path) {
+                r = systemd_dir(&sd, "RUNTIME_DIRECTORY");
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        r = join_path(&c->socket_path, sd, "acceld.sock");
+                        free(sd);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (!c->state_dir) {
+                r = systemd_dir(&c->state_dir, "STATE_DIRECTORY");
+                if (r < 0)
+                        return r;
+        }
         if (!c->socket_path) {
                 if (uid == 0) {
                         c->socket_path = strdup("/run/acceld/acceld.sock");

@@ -273,6 +273,25 @@ START_TEST(test_config_resolve_paths_root_and_user) {
         ck_assert_int_eq(unsetenv("XDG_RUNTIME_DIR"), 0);
         ck_assert_int_eq(daemon_config_resolve_paths(&u, 1000), -ENXIO);
         daemon_config_done(&u);
+
+        /* systemd's RuntimeDirectory=/StateDirectory= (the packaged unit,
+         * User=acceld) win over the per-user defaults, the first of a list */
+        daemon_config_init(&u);
+        ck_assert_int_eq(setenv("RUNTIME_DIRECTORY", "/run/acceld", 1), 0);
+        ck_assert_int_eq(setenv("STATE_DIRECTORY", "/var/lib/acceld:/var/lib/other", 1), 0);
+        ck_assert_int_eq(daemon_config_resolve_paths(&u, 1000), 0);
+        ck_assert_str_eq(u.socket_path, "/run/acceld/acceld.sock");
+        ck_assert_str_eq(u.state_dir, "/var/lib/acceld");
+        daemon_config_done(&u);
+
+        /* ... but not over explicit settings */
+        daemon_config_init(&u);
+        ck_assert_int_eq(daemon_config_set(&u, "state_dir", "/srv/s"), 0);
+        ck_assert_int_eq(daemon_config_resolve_paths(&u, 1000), 0);
+        ck_assert_str_eq(u.state_dir, "/srv/s");
+        daemon_config_done(&u);
+        ck_assert_int_eq(unsetenv("RUNTIME_DIRECTORY"), 0);
+        ck_assert_int_eq(unsetenv("STATE_DIRECTORY"), 0);
 }
 END_TEST
 
