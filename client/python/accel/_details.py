@@ -73,12 +73,16 @@ def encode_strings(values):
 
 
 def decode_strings(buf, shape):
+    """A string tensor as tflite_runtime returns it: a numpy bytes array
+    (dtype S<longest>) of the tensor's shape, each item's bytes exactly as
+    stored (numpy drops an item's trailing NULs when it is read back as a
+    Python object, as it does for every S array; .tobytes() keeps them)."""
     raw = bytes(buf)
     if len(raw) < 4:
-        return np.array([], dtype=object).reshape(shape)
+        return np.array([], dtype=np.bytes_).reshape(shape)
     n = int.from_bytes(raw[:4], "little", signed=True)
     offsets = np.frombuffer(raw, "<i4", count=n + 1, offset=4)
-    out = np.empty(n, dtype=object)
-    for i in range(n):
-        out[i] = raw[offsets[i]:offsets[i + 1]]
+    items = [raw[offsets[i]:offsets[i + 1]] for i in range(n)]
+    width = max([len(b) for b in items] + [1])
+    out = np.array(items, dtype=f"S{width}") if items else np.array([], dtype=np.bytes_)
     return out.reshape(shape) if int(np.prod(shape)) == n else out

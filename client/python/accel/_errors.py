@@ -79,6 +79,19 @@ class Unsupported(AccelError, NotImplementedError):
     status = "UNSUPPORTED"
 
 
+class DelegateUnavailable(Unsupported, ValueError, OSError):
+    """A TFLite delegate library cannot be loaded into the app: acceld runs
+    the accelerators itself. A ValueError, which tflite_runtime raises for a
+    delegate it cannot load (and which its fallback idiom catches), and an
+    OSError, which ctypes raises for a library that is not there."""
+
+    def __init__(self, message):
+        super().__init__(message, "UNSUPPORTED")
+
+    def __str__(self):
+        return self.message
+
+
 class DeadObject(AccelError):
     """The connection to acceld is gone (the daemon stopped or restarted)."""
     status = "DEAD_OBJECT"
