@@ -88,7 +88,7 @@ def test_op_resolver_and_delegates(daemon, model):
 
 
 def test_own_arguments():
-    assert _params(accel.Interpreter.__init__)[6:] == ["settings", "socket", "priority", "deadline_ms", "local",
+    assert _params(accel.Interpreter.__init__)[8:] == ["settings", "socket", "priority", "deadline_ms", "local",
                                                           "preference", "prepare_deadline_ms"]
 
 
@@ -227,7 +227,8 @@ def test_settings_forms_and_threads(daemon, model):
 
 def test_model_content_and_priority(daemon, model):
     with open(model("hello_world_int8.tflite"), "rb") as f:
-        it = accel.Interpreter(model_content=f.read(), socket=daemon.socket, priority="HIGH", deadline_ms=60000)
+        content = f.read()
+    it = accel.Interpreter(model_content=content, socket=daemon.socket, priority="HIGH", deadline_ms=60000)
     it.allocate_tensors()
     d = it.get_input_details()[0]
     it.set_tensor(d["index"], np.array([[5]], np.int8))
@@ -236,9 +237,9 @@ def test_model_content_and_priority(daemon, model):
     with pytest.raises(ValueError):
         accel.Interpreter(model_content=b"x", model_path="y")
     with pytest.raises(ValueError, match="priority"):
-        accel.Interpreter(model_content=b"x", priority="URGENT")
+        accel.Interpreter(model_content=content, priority="URGENT")
     with pytest.raises(ValueError, match="preference"):
-        accel.Interpreter(model_content=b"x", preference="FASTEST")
+        accel.Interpreter(model_content=content, preference="FASTEST")
 
 
 def test_reset_all_variables(daemon, model):
