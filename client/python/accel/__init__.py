@@ -12,8 +12,8 @@ See docs/python.md.
 """
 
 from ._errors import (AccelError, DeadlineMissed, DeadObject, DelegateUnavailable, DeviceUnavailable,
-                      GeneralFailure, InvalidArgument, NotFound, OutputInsufficientSize, PermissionDenied,
-                      ProtocolError, ResourceExhausted, Unsupported)
+                      GeneralFailure, InvalidArgument, LibraryUnavailable, NotFound, OutputInsufficientSize,
+                      PermissionDenied, ProtocolError, ResourceExhausted, Unsupported)
 from .client import Client
 from .interpreter import Delegate, Interpreter, InterpreterWithCustomOps, OpResolverType, load_delegate
 from .signature import SignatureRunner
@@ -24,7 +24,7 @@ PROTOCOL_VERSION = _native.PROTOCOL_VERSION
 
 __all__ = [
     "AccelError", "Client", "DeadObject", "DeadlineMissed", "Delegate", "DelegateUnavailable", "DeviceUnavailable",
-    "GeneralFailure", "InvalidArgument", "Interpreter", "InterpreterWithCustomOps", "NotFound", "OpResolverType",
-    "OutputInsufficientSize", "PermissionDenied", "ProtocolError", "ResourceExhausted", "SignatureRunner",
-    "Unsupported", "load_delegate", "lite",
+    "GeneralFailure", "InvalidArgument", "Interpreter", "InterpreterWithCustomOps", "LibraryUnavailable",
+    "NotFound", "OpResolverType", "OutputInsufficientSize", "PermissionDenied", "ProtocolError",
+    "ResourceExhausted", "SignatureRunner", "Unsupported", "load_delegate", "lite",
 ]

@@ -79,10 +79,11 @@ class Unsupported(AccelError, NotImplementedError):
     status = "UNSUPPORTED"
 
 
-class DelegateUnavailable(Unsupported, ValueError, OSError):
-    """A TFLite delegate library cannot be loaded into the app: acceld runs
-    the accelerators itself. A ValueError, which tflite_runtime raises for a
-    delegate it cannot load (and which its fallback idiom catches), and an
+class LibraryUnavailable(Unsupported, ValueError, OSError):
+    """Native code for TFLite (a delegate library, a custom op registerer)
+    cannot be loaded into the app: acceld runs the accelerators and kernels
+    itself. A ValueError, which tflite_runtime raises for a delegate or
+    registerer it cannot load (and which its fallback idiom catches), and an
     OSError, which ctypes raises for a library that is not there."""
 
     def __init__(self, message):
@@ -90,6 +91,10 @@ class DelegateUnavailable(Unsupported, ValueError, OSError):
 
     def __str__(self):
         return self.message
+
+
+class DelegateUnavailable(LibraryUnavailable):
+    """load_delegate() / Delegate(): see LibraryUnavailable."""
 
 
 class DeadObject(AccelError):

@@ -18,7 +18,7 @@ import threading
 import numpy as np
 
 from . import _native
-from ._errors import AccelError, DelegateUnavailable, InvalidArgument, Unsupported
+from ._errors import AccelError, DelegateUnavailable, InvalidArgument, LibraryUnavailable, Unsupported
 from ._details import STRING, decode_strings, dtype_of, encode_strings, tensor_details
 from .signature import SignatureRunner
 
@@ -173,9 +173,11 @@ class Interpreter:
         else:
             raise ValueError("Can't both provide `model_path` and `model_content`")
         if self._custom_op_registerers:
-            raise Unsupported("custom op registerers cannot be loaded into acceld's runtime: acceld runs TFLite's "
-                              "builtin ops and its own drivers (install custom kernels as acceld plugin drivers)",
-                              "UNSUPPORTED")
+            first = self._custom_op_registerers[0]
+            name = first if isinstance(first, str) else getattr(first, "__name__", repr(first))
+            raise LibraryUnavailable(f"Looking up symbol '{name}' failed: accel does not load custom op "
+                                     f"registerers into the app; acceld runs TFLite's builtin ops and its "
+                                     f"drivers (install custom kernels into acceld as a plugin driver)")
         if experimental_delegates:
             names = ", ".join(type(d).__name__ for d in experimental_delegates)
             raise ValueError(f"experimental_delegates ({names}): accel does not run TFLite delegates in the app; "
@@ -497,7 +499,8 @@ class InterpreterWithCustomOps(Interpreter):
     """tflite_runtime's InterpreterWithCustomOps(custom_op_registerers=None,
     **kwargs). With no registerers it is an Interpreter; registerers (C
     functions that add kernels to TFLite's resolver) cannot be loaded into
-    acceld's runtime and raise Unsupported."""
+    acceld's runtime and raise LibraryUnavailable (a ValueError, as
+    tflite_runtime's failed symbol lookup, and an Unsupported)."""
 
     def __init__(self, custom_op_registerers=None, **kwargs):
         self._custom_op_registerers = custom_op_registerers or []
