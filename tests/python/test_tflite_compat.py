@@ -152,19 +152,26 @@ def test_strings_in_process_bytes_exact(model):
     it = accel.Interpreter(model_path=model("ops/tf_testdata_string.bin"), local=True)
     it.allocate_tensors()
     d = it.get_input_details()[0]
+    o = it.get_output_details()[0]["index"]
     assert d["dtype"] == np.bytes_
     n = int(np.prod(d["shape"]))
-    # Every item three bytes, NULs inside and at the end included.
-    items = [bytes([97 + k % 26, 0, k % 7]) for k in range(n)]
+    # NULs inside and at the end of items are kept, both ways.
+    items = [bytes([97 + k % 26, 0, k % 7]) + b"\0" * (k % 3) for k in range(n)]
     it.set_tensor(d["index"], np.array(items, dtype=object).reshape(d["shape"]))
     it.invoke()
-    out = it.get_tensor(it.get_output_details()[0]["index"])
-    assert out.dtype == np.dtype("S3") and out.size == n
-    assert out.tobytes() == b"".join(items)
-    # Unicode arrays are encoded; a numeric array is refused with tflite's text.
+    out = it.get_tensor(o)
+    # tflite_runtime's get_tensor: an object array whose items are bytes.
+    assert out.dtype == object and out.size == n
+    assert list(out.ravel()) == items
+    np.testing.assert_array_equal(it.get_tensor(d["index"]).ravel(), np.array(items, dtype=object))
+    # An S array's items go in with their full width (NUL padding too), as
+    # in tflite_runtime; a U array as UTF-8.
+    it.set_tensor(d["index"], np.full(d["shape"], b"ab\0\0", dtype="S5"))
+    it.invoke()
+    assert it.get_tensor(o).ravel()[0] == b"ab\0\0\0"
     it.set_tensor(d["index"], np.full(d["shape"], "é"))
     it.invoke()
-    assert it.get_tensor(it.get_output_details()[0]["index"]).ravel()[0] == "é".encode()
+    assert it.get_tensor(o).ravel()[0] == "é".encode()
     with pytest.raises(ValueError, match="Got value of type FLOAT32 but expected type STRING"):
         it.set_tensor(d["index"], np.zeros(d["shape"], np.float32))
 

@@ -59,10 +59,21 @@ def tensor_details(t, index, shape=None):
     }
 
 
+def _string_items(values):
+    """The bytes of each item, as tflite_runtime takes them: an S array's
+    items with their full fixed width (NULs included), a U array's or a
+    str's as UTF-8, bytes objects as they are."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "S":
+        raw, width = np.ascontiguousarray(arr).tobytes(), arr.dtype.itemsize
+        return [raw[k * width:(k + 1) * width] for k in range(arr.size)]
+    return [v.encode() if isinstance(v, str) else bytes(v) for v in np.asarray(values, dtype=object).ravel()]
+
+
 def encode_strings(values):
     """TFLite's serialized string layout: int32 count N, int32 offsets[N+1]
     from the buffer start, then the bytes."""
-    items = [v.encode() if isinstance(v, str) else bytes(v) for v in np.asarray(values, dtype=object).ravel()]
+    items = _string_items(values)
     header = 4 * (len(items) + 2)
     offsets, pos = [], header
     for b in items:
@@ -73,16 +84,15 @@ def encode_strings(values):
 
 
 def decode_strings(buf, shape):
-    """A string tensor as tflite_runtime returns it: a numpy bytes array
-    (dtype S<longest>) of the tensor's shape, each item's bytes exactly as
-    stored (numpy drops an item's trailing NULs when it is read back as a
-    Python object, as it does for every S array; .tobytes() keeps them)."""
+    """A string tensor as tflite_runtime's get_tensor returns it: an object
+    array of the tensor's shape whose items are bytes, exactly as stored
+    (NULs included). Its details' dtype is np.bytes_."""
     raw = bytes(buf)
     if len(raw) < 4:
-        return np.array([], dtype=np.bytes_).reshape(shape)
+        return np.array([], dtype=object).reshape(shape)
     n = int.from_bytes(raw[:4], "little", signed=True)
     offsets = np.frombuffer(raw, "<i4", count=n + 1, offset=4)
-    items = [raw[offsets[i]:offsets[i + 1]] for i in range(n)]
-    width = max([len(b) for b in items] + [1])
-    out = np.array(items, dtype=f"S{width}") if items else np.array([], dtype=np.bytes_)
+    out = np.empty(n, dtype=object)
+    for i in range(n):
+        out[i] = raw[offsets[i]:offsets[i + 1]]
     return out.reshape(shape) if int(np.prod(shape)) == n else out
