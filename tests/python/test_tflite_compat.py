@@ -217,3 +217,14 @@ def test_tf_lite_namespace(make, model):
     assert lite.InterpreterWithCustomOps is accel.InterpreterWithCustomOps
     it = make(model("hello_world_float.tflite"))
     assert isinstance(it, tf.lite.Interpreter)
+
+
+def test_signature_runner_constructed_directly(make, model):
+    it = make(model("simple_add_model.tflite"))
+    key = next(iter(it.get_signature_list()))
+    run = interpreter_wrapper.SignatureRunner(interpreter=it, signature_key=key)
+    assert set(run.get_input_details()) == set(it.get_signature_list()[key]["inputs"])
+    with pytest.raises(ValueError, match="^Invalid signature_key provided.$"):
+        interpreter_wrapper.SignatureRunner(interpreter=it, signature_key="nope")
+    with pytest.raises(ValueError, match="^None signature_key provided.$"):
+        interpreter_wrapper.SignatureRunner(interpreter=it)
