@@ -335,8 +335,8 @@ class Interpreter:
         """Back the inputs and outputs with memory (acceld: one sealed memfd
         shared with the daemon). Raises RuntimeError while numpy views from
         tensor() are alive."""
-        self._ensure_safe()
-        with self._lock:
+        with self._lock:  # get_tensor's transient views live under the lock
+            self._ensure_safe()
             self._native.allocate()
             self._allocated = True
 
@@ -344,7 +344,6 @@ class Interpreter:
         """Give input `input_index` (a tensor index) a new shape; with
         strict=True only the dimensions its shape_signature leaves open (-1)
         may change. Call allocate_tensors() afterwards."""
-        self._ensure_safe()
         io, i = self._locate(input_index, "resize")
         if io != _INPUT:
             raise ValueError(f"Tensor {input_index} is not an input of the model")
@@ -355,6 +354,7 @@ class Interpreter:
                 raise ValueError(f"ResizeInputTensorStrict only allows mutating unknown dimensions identified "
                                  f"by -1 (signature {sig}, asked {shape})")
         with self._lock:
+            self._ensure_safe()
             self._native.resize(i, shape)
             self._allocated = False
 
@@ -427,8 +427,8 @@ class Interpreter:
     def invoke(self):
         """Run the model once on the current inputs. RuntimeError while
         numpy views from tensor() are alive, as in tflite_runtime."""
-        self._ensure_safe()
-        with self._lock:
+        with self._lock:  # get_tensor's transient views live under the lock
+            self._ensure_safe()
             self._native.invoke()
 
     def reset_all_variables(self):
