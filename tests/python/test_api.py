@@ -10,26 +10,33 @@ import pytest
 
 import accel
 
-# tflite_runtime 2.9's tflite_runtime.interpreter.Interpreter: public
-# methods with their parameters (after self), and the private helpers that
-# common code calls.
+# tf.lite.Interpreter / tflite_runtime.interpreter.Interpreter as of the
+# newest interpreter.py (TF 2.18+, ai_edge_litert): public methods with their
+# parameters (after self), and the private helpers that TensorFlow's own code
+# and tests call.
 TFLITE_INTERPRETER = {
     "__init__": ["model_path", "model_content", "experimental_delegates", "num_threads",
-                 "experimental_op_resolver_type", "experimental_preserve_all_tensors"],
+                 "experimental_op_resolver_type", "experimental_preserve_all_tensors",
+                 "experimental_disable_delegate_clustering", "experimental_default_delegate_latest_features"],
     "allocate_tensors": [],
     "get_input_details": [],
     "get_output_details": [],
     "get_signature_list": [],
     "get_signature_runner": ["signature_key"],
-    "get_tensor": ["tensor_index"],
-    "get_tensor_details": [],
+    "get_tensor": ["tensor_index", "subgraph_index"],
+    "get_tensor_details": ["subgraph_index"],
     "invoke": [],
+    "num_subgraphs": [],
     "reset_all_variables": [],
     "resize_tensor_input": ["input_index", "tensor_size", "strict"],
     "set_tensor": ["tensor_index", "value"],
     "tensor": ["tensor_index"],
-    "_get_ops_details": [],
+    "_ensure_safe": [],
     "_get_full_signature_list": [],
+    "_get_op_details": ["op_index"],
+    "_get_ops_details": [],
+    "_get_tensor_details": ["tensor_index", "subgraph_index"],
+    "_safe_to_run": [],
 }
 TFLITE_DETAIL_KEYS = {"name", "index", "shape", "shape_signature", "dtype", "quantization",
                       "quantization_parameters", "sparsity_parameters"}
@@ -57,7 +64,8 @@ def test_method_table_against_installed_tflite_runtime():
 
 
 # tflite_runtime.interpreter's module-level names.
-TFLITE_MODULE = ["Interpreter", "SignatureRunner", "OpResolverType", "load_delegate"]
+TFLITE_MODULE = ["Delegate", "Interpreter", "InterpreterWithCustomOps", "SignatureRunner", "OpResolverType",
+                 "load_delegate"]
 
 
 @pytest.mark.parametrize("name", TFLITE_MODULE)
@@ -73,14 +81,14 @@ def test_op_resolver_and_delegates(daemon, model):
     assert {p["driver"] for p in it.execution_info()["partitions"]} == {"reference"}
     assert {m.name for m in accel.OpResolverType} == {"AUTO", "BUILTIN", "BUILTIN_REF",
                                                       "BUILTIN_WITHOUT_DEFAULT_DELEGATES"}
-    with pytest.raises(accel.Unsupported, match="settings"):
+    with pytest.raises(ValueError, match="settings"):
         accel.load_delegate("libedgetpu.so.1")
     with pytest.raises(ValueError, match="settings"):
         accel.Interpreter(path, socket=daemon.socket, experimental_delegates=[object()])
 
 
 def test_own_arguments():
-    assert _params(accel.Interpreter.__init__)[6:] == ["settings", "socket", "priority", "deadline_ms", "local",
+    assert _params(accel.Interpreter.__init__)[8:] == ["settings", "socket", "priority", "deadline_ms", "local",
                                                           "preference", "prepare_deadline_ms"]
 
 
@@ -213,13 +221,14 @@ def test_settings_forms_and_threads(daemon, model):
     assert "xnnpack" in {p["driver"] for p in threaded.execution_info()["partitions"]}
     with pytest.raises(ValueError, match="not JSON"):
         accel.Interpreter(model_path=path, socket=daemon.socket, settings="{nope")
-    with pytest.raises(ValueError, match="num_threads"):
-        accel.Interpreter(model_path=path, socket=daemon.socket, num_threads=0)
+    with pytest.raises(ValueError, match="num_threads should be >= -1"):
+        accel.Interpreter(model_path=path, socket=daemon.socket, num_threads=-2)
 
 
 def test_model_content_and_priority(daemon, model):
     with open(model("hello_world_int8.tflite"), "rb") as f:
-        it = accel.Interpreter(model_content=f.read(), socket=daemon.socket, priority="HIGH", deadline_ms=60000)
+        content = f.read()
+    it = accel.Interpreter(model_content=content, socket=daemon.socket, priority="HIGH", deadline_ms=60000)
     it.allocate_tensors()
     d = it.get_input_details()[0]
     it.set_tensor(d["index"], np.array([[5]], np.int8))
@@ -228,9 +237,9 @@ def test_model_content_and_priority(daemon, model):
     with pytest.raises(ValueError):
         accel.Interpreter(model_content=b"x", model_path="y")
     with pytest.raises(ValueError, match="priority"):
-        accel.Interpreter(model_content=b"x", priority="URGENT")
+        accel.Interpreter(model_content=content, priority="URGENT")
     with pytest.raises(ValueError, match="preference"):
-        accel.Interpreter(model_content=b"x", preference="FASTEST")
+        accel.Interpreter(model_content=content, preference="FASTEST")
 
 
 def test_reset_all_variables(daemon, model):

@@ -11,18 +11,20 @@
 See docs/python.md.
 """
 
-from ._errors import (AccelError, DeadlineMissed, DeadObject, DeviceUnavailable, GeneralFailure, InvalidArgument,
-                      NotFound, OutputInsufficientSize, PermissionDenied, ProtocolError, ResourceExhausted,
-                      Unsupported)
+from ._errors import (AccelError, DeadlineMissed, DeadObject, DelegateUnavailable, DeviceUnavailable,
+                      GeneralFailure, InvalidArgument, LibraryUnavailable, NotFound, OutputInsufficientSize,
+                      PermissionDenied, ProtocolError, ResourceExhausted, Unsupported)
 from .client import Client
-from .interpreter import Interpreter, OpResolverType, load_delegate
+from .interpreter import Delegate, Interpreter, InterpreterWithCustomOps, OpResolverType, load_delegate
 from .signature import SignatureRunner
 from . import _native
+from . import lite
 
 PROTOCOL_VERSION = _native.PROTOCOL_VERSION
 
 __all__ = [
-    "AccelError", "Client", "DeadObject", "DeadlineMissed", "DeviceUnavailable", "GeneralFailure",
-    "InvalidArgument", "Interpreter", "NotFound", "OpResolverType", "OutputInsufficientSize", "PermissionDenied",
-    "ProtocolError", "ResourceExhausted", "SignatureRunner", "Unsupported", "load_delegate",
+    "AccelError", "Client", "DeadObject", "DeadlineMissed", "Delegate", "DelegateUnavailable", "DeviceUnavailable",
+    "GeneralFailure", "InvalidArgument", "Interpreter", "InterpreterWithCustomOps", "LibraryUnavailable",
+    "NotFound", "OpResolverType", "OutputInsufficientSize", "PermissionDenied", "ProtocolError",
+    "ResourceExhausted", "SignatureRunner", "Unsupported", "load_delegate", "lite",
 ]

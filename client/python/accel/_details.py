@@ -59,10 +59,21 @@ def tensor_details(t, index, shape=None):
     }
 
 
+def _string_items(values):
+    """The bytes of each item, as tflite_runtime takes them: an S array's
+    items with their full fixed width (NULs included), a U array's or a
+    str's as UTF-8, bytes objects as they are."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "S":
+        raw, width = np.ascontiguousarray(arr).tobytes(), arr.dtype.itemsize
+        return [raw[k * width:(k + 1) * width] for k in range(arr.size)]
+    return [v.encode() if isinstance(v, str) else bytes(v) for v in np.asarray(values, dtype=object).ravel()]
+
+
 def encode_strings(values):
     """TFLite's serialized string layout: int32 count N, int32 offsets[N+1]
     from the buffer start, then the bytes."""
-    items = [v.encode() if isinstance(v, str) else bytes(v) for v in np.asarray(values, dtype=object).ravel()]
+    items = _string_items(values)
     header = 4 * (len(items) + 2)
     offsets, pos = [], header
     for b in items:
@@ -73,6 +84,9 @@ def encode_strings(values):
 
 
 def decode_strings(buf, shape):
+    """A string tensor as tflite_runtime's get_tensor returns it: an object
+    array of the tensor's shape whose items are bytes, exactly as stored
+    (NULs included). Its details' dtype is np.bytes_."""
     raw = bytes(buf)
     if len(raw) < 4:
         return np.array([], dtype=object).reshape(shape)

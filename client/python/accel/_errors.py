@@ -79,6 +79,24 @@ class Unsupported(AccelError, NotImplementedError):
     status = "UNSUPPORTED"
 
 
+class LibraryUnavailable(Unsupported, ValueError, OSError):
+    """Native code for TFLite (a delegate library, a custom op registerer)
+    cannot be loaded into the app: acceld runs the accelerators and kernels
+    itself. A ValueError, which tflite_runtime raises for a delegate or
+    registerer it cannot load (and which its fallback idiom catches), and an
+    OSError, which ctypes raises for a library that is not there."""
+
+    def __init__(self, message):
+        super().__init__(message, "UNSUPPORTED")
+
+    def __str__(self):
+        return self.message
+
+
+class DelegateUnavailable(LibraryUnavailable):
+    """load_delegate() / Delegate(): see LibraryUnavailable."""
+
+
 class DeadObject(AccelError):
     """The connection to acceld is gone (the daemon stopped or restarted)."""
     status = "DEAD_OBJECT"

@@ -5,6 +5,9 @@ Tensor indices are the model's own (subgraph 0), as in tflite_runtime. Only
 the model's inputs and outputs live in the interpreter's memory (acceld's
 shared-memory buffer, or the in-process arena with local=True): get_tensor
 and tensor() on an intermediate tensor raise ValueError.
+
+Where TFLite versions differ, this follows the newest interpreter.py
+(TensorFlow 2.18+ / ai_edge_litert): see docs/python.md.
 """
 
 import enum
@@ -15,10 +18,12 @@ import threading
 import numpy as np
 
 from . import _native
-from ._errors import Unsupported
+from ._errors import AccelError, DelegateUnavailable, InvalidArgument, LibraryUnavailable, Unsupported
 from ._details import STRING, decode_strings, dtype_of, encode_strings, tensor_details
 from .signature import SignatureRunner
 
+
+@enum.unique
 class OpResolverType(enum.Enum):
     """tflite_runtime's op resolver choice. acceld always resolves with its
     own kernels; BUILTIN_REF and BUILTIN_WITHOUT_DEFAULT_DELEGATES, given
@@ -30,12 +35,34 @@ class OpResolverType(enum.Enum):
     BUILTIN_WITHOUT_DEFAULT_DELEGATES = 3
 
 
+def _delegate_message(library):
+    return (f"Failed to load delegate from {library}\n"
+            f"accel does not load TFLite delegate libraries into the app: acceld chooses the accelerator "
+            f"for each model from its benchmarks. To ask for one, pass "
+            f"settings={{'delegate': 'XNNPACK'}} (or 'GPU', 'NNAPI', 'EDGETPU', ... as acceld's drivers "
+            f"provide; see `accelctl caps`) to accel.Interpreter; plugin drivers are installed into acceld.")
+
+
+class Delegate:
+    """tflite_runtime's Delegate(library, options=None). acceld runs the
+    accelerators, so no library is loaded into the app: constructing one
+    raises DelegateUnavailable (a ValueError and an OSError), as
+    tflite_runtime does on a machine where the library cannot be loaded."""
+
+    def __init__(self, library, options=None):
+        self._library = None
+        raise DelegateUnavailable(_delegate_message(library))
+
+    def _get_native_delegate_pointer(self):
+        return None
+
+
 def load_delegate(library, options=None):
-    """tflite_runtime's delegate loader. acceld owns the accelerators:
-    delegates are chosen with Interpreter(settings={"delegate": ...}) or by
-    acceld's benchmarks, and plugin drivers are installed into acceld."""
-    raise Unsupported(f"cannot load delegate '{library}' into the client: pass settings={{'delegate': NAME}} "
-                      "to accel.Interpreter and install drivers as acceld plugins", "UNSUPPORTED")
+    """tflite_runtime's delegate loader: raises ValueError ("Failed to load
+    delegate from LIBRARY ..."), so the usual `except ValueError:` falls
+    back to the CPU. acceld owns the accelerators: choose one with
+    Interpreter(settings={"delegate": ...}) or let acceld's benchmarks do it."""
+    return Delegate(library, options)
 
 
 _PRIORITIES = {None: 0, "DEFAULT": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3}
@@ -72,36 +99,92 @@ def settings_json(settings, num_threads=None):
     return json.dumps(settings)
 
 
+_RESOLVER_REF = (OpResolverType.BUILTIN_REF, OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+
+_SAFETY_MESSAGE = """There is at least 1 reference to internal data
+      in the interpreter in the form of a numpy array or slice. Be sure to
+      only hold the function returned from tensor() if you are using raw
+      data access."""
+
+
+def _check_model_content(content):
+    """tflite_runtime's text for a buffer that is no TFLite model."""
+    ident = bytes(content[4:8])
+    if ident != b"TFL3":
+        raise ValueError(f"Model provided has model identifier '{ident.decode('latin-1')}', should be 'TFL3'\n")
+
+
 class Interpreter:
-    """Interpreter(model_path=None, model_content=None, num_threads=None,
-    settings=None, socket=None, priority=None, deadline_ms=None, local=False,
+    """Interpreter(model_path=None, model_content=None,
+    experimental_delegates=None, num_threads=None,
+    experimental_op_resolver_type=OpResolverType.AUTO,
+    experimental_preserve_all_tensors=False,
+    experimental_disable_delegate_clustering=False,
+    experimental_default_delegate_latest_features=False, settings=None,
+    socket=None, priority=None, deadline_ms=None, local=False,
     preference=None, prepare_deadline_ms=None)
 
     Loads a .tflite model into acceld (or, with local=True, into this
-    process). `settings` is a TFLiteSettings dict or JSON string; without it
-    acceld applies the settings its benchmarks selected (for `preference`:
-    ANY, LOW_LATENCY, LOW_POWER or FORCE_CPU). `priority` is "LOW",
-    "MEDIUM", "HIGH" (or 1..3); `deadline_ms` bounds how long each invoke,
-    `prepare_deadline_ms` how long the compilation may wait to start. The experimental_* arguments of
-    tflite_runtime are accepted; delegates are acceld's business (pass
-    settings instead), so a non-empty experimental_delegates is refused.
+    process). The first eight arguments are tf.lite.Interpreter's, in its
+    order and with its checks; acceld's follow. `settings` is a
+    TFLiteSettings dict or JSON string; without it acceld applies the
+    settings its benchmarks selected (for `preference`: ANY, LOW_LATENCY,
+    LOW_POWER or FORCE_CPU), and local=True runs XNNPACK with the reference
+    kernels for what it cannot take, as tflite_runtime does. `priority` is
+    "LOW", "MEDIUM", "HIGH" (or 1..3); `deadline_ms` bounds how long each
+    invoke, `prepare_deadline_ms` how long the compilation may wait to start.
+    Delegates are acceld's business: load_delegate() raises ValueError, and
+    experimental_delegates must be empty.
     """
 
     def __init__(self, model_path=None, model_content=None, experimental_delegates=None, num_threads=None,
-                 experimental_op_resolver_type=None, experimental_preserve_all_tensors=False,
+                 experimental_op_resolver_type=OpResolverType.AUTO, experimental_preserve_all_tensors=False,
+                 experimental_disable_delegate_clustering=False,
+                 experimental_default_delegate_latest_features=False,
                  settings=None, socket=None, priority=None, deadline_ms=None, local=False, preference=None,
                  prepare_deadline_ms=None):
-        if (model_path is None) == (model_content is None):
-            raise ValueError("Can't both provide `model_path` and `model_content`"
-                             if model_path is not None else "`model_path` or `model_content` must be specified.")
-        if experimental_delegates:
-            raise ValueError("acceld chooses and runs the delegates: pass settings={'delegate': ...} instead")
-        if model_path is not None:
+        self._native = None
+        if not hasattr(self, "_custom_op_registerers"):
+            self._custom_op_registerers = []
+        # tf.lite.Interpreter's checks, in its order and with its texts.
+        resolver = experimental_op_resolver_type
+        if experimental_preserve_all_tensors and resolver in (OpResolverType.AUTO, OpResolverType.BUILTIN):
+            resolver = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+        if not isinstance(resolver, OpResolverType):
+            raise ValueError(f"Unrecognized passed in op resolver type: {experimental_op_resolver_type}")
+        if num_threads is not None:
+            if not isinstance(num_threads, int):
+                raise ValueError("type of num_threads should be int")
+            if num_threads < -1:
+                raise ValueError("num_threads should be >= -1")
+            if num_threads == 0:
+                num_threads = 1
+        if model_path and not model_content:
             model_path = os.fspath(model_path)
             if not os.path.isfile(model_path):
                 raise ValueError(f"Could not open '{model_path}'.")
-        else:
+            model_content = None
+        elif model_content and not model_path:
             model_content = bytes(model_content)
+            _check_model_content(model_content)
+            model_path = None
+        elif not model_content and not model_path:
+            raise ValueError("`model_path` or `model_content` must be specified.")
+        else:
+            raise ValueError("Can't both provide `model_path` and `model_content`")
+        if self._custom_op_registerers:
+            first = self._custom_op_registerers[0]
+            name = first if isinstance(first, str) else getattr(first, "__name__", repr(first))
+            raise LibraryUnavailable(f"Looking up symbol '{name}' failed: accel does not load custom op "
+                                     f"registerers into the app; acceld runs TFLite's builtin ops and its "
+                                     f"drivers (install custom kernels into acceld as a plugin driver)")
+        if experimental_delegates:
+            names = ", ".join(type(d).__name__ for d in experimental_delegates)
+            raise ValueError(f"experimental_delegates ({names}): accel does not run TFLite delegates in the app; "
+                             "acceld chooses the accelerator (ask for one with settings={'delegate': ...})")
+        self._delegates = []
+        self._preserve_all_tensors = bool(experimental_preserve_all_tensors)
+        # acceld's own arguments.
         if isinstance(priority, str):
             priority = priority.upper()
         if priority not in _PRIORITIES and priority not in (0, 1, 2, 3):
@@ -123,52 +206,118 @@ class Interpreter:
             socket = os.fspath(socket)
         self._lock = threading.RLock()
         self._local = bool(local)
-        if settings is None and experimental_op_resolver_type in (OpResolverType.BUILTIN_REF,
-                                                                  OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES):
+        fallback = None
+        if settings is None and resolver in _RESOLVER_REF:
             settings = {"delegate": "NONE"}
+        elif settings is None and self._local:
+            # tflite_runtime's default: XNNPACK, the reference kernels for
+            # the rest; the whole model on them if XNNPACK cannot start.
+            settings = {"delegate": "XNNPACK"}
+            fallback = settings_json({"delegate": "NONE"}, num_threads)
         self._settings = settings_json(settings, num_threads)
-        self._info = _native.model_info(path=model_path, content=model_content)
-        self._native = _native.Interp(path=model_path, content=model_content, settings=self._settings,
-                                      socket=socket, priority=prio, deadline_ms=deadline_ms or 0,
-                                      local=self._local, preference=pref,
-                                      prepare_deadline_ms=prepare_deadline_ms or 0)
+        try:
+            self._info = _native.model_info(path=model_path, content=model_content)
+        except AccelError as e:
+            raise InvalidArgument(f"The model is not a valid Flatbuffer {'file' if model_path else 'buffer'}: "
+                                  f"{e.message}", e.status, e.errno) from None
+        args = dict(path=model_path, content=model_content, socket=socket, priority=prio,
+                    deadline_ms=deadline_ms or 0, local=self._local, preference=pref,
+                    prepare_deadline_ms=prepare_deadline_ms or 0)
+        try:
+            self._native = _native.Interp(settings=self._settings, **args)
+        except (AccelError, RuntimeError):
+            if fallback is None:
+                raise
+            self._settings = fallback
+            self._native = _native.Interp(settings=self._settings, **args)
         self._where = {}
         for i, t in enumerate(self._info["outputs"]):
             self._where[t] = (_OUTPUT, i)
         for i, t in enumerate(self._info["inputs"]):
             self._where[t] = (_INPUT, i)
         self._allocated = False
+        self._signature_defs = self.get_signature_list()
+
+    # ---- memory safety ----
+
+    def _safe_to_run(self):
+        """True when no numpy array from tensor() points into the
+        interpreter's memory."""
+        return self._native.exports() == 0
+
+    def _ensure_safe(self):
+        """RuntimeError (tflite_runtime's text) while numpy views from
+        tensor() are alive: invoke(), allocate_tensors() and
+        resize_tensor_input() would change the memory under them."""
+        if not self._safe_to_run():
+            raise RuntimeError(_SAFETY_MESSAGE)
 
     # ---- details ----
 
-    def _details(self, io, i):
-        index = self._info[("inputs", "outputs")[io]][i]
-        _, _, shape, _ = self._native.tensor(io, i)
-        return tensor_details(self._info["tensors"][index], index, shape)
+    def num_subgraphs(self):
+        """The number of subgraphs in the model."""
+        return self._info["subgraphs"]
+
+    def _check_subgraph(self, subgraph_index):
+        n = self._info["subgraphs"]
+        if not 0 <= subgraph_index < n:
+            raise ValueError(f"Invalid subgraph index {subgraph_index} exceeds max subgraph index {n}")
+
+    def _get_tensor_details(self, tensor_index, subgraph_index):
+        """tflite_runtime's details dict of one tensor of a subgraph; the
+        current shape for subgraph 0's inputs and outputs."""
+        tensor_index = int(tensor_index)
+        subgraph_index = int(subgraph_index)
+        self._check_subgraph(subgraph_index)
+        tensors = self._info["graph_tensors"][subgraph_index]
+        if not 0 <= tensor_index < len(tensors):
+            raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {len(tensors)}")
+        shape = None
+        if subgraph_index == 0 and tensor_index in self._where:
+            with self._lock:
+                _, _, shape, _ = self._native.tensor(*self._where[tensor_index])
+        return tensor_details(tensors[tensor_index], tensor_index, shape)
 
     def get_input_details(self):
         """Details of the model's inputs (name, index, shape, shape_signature,
         dtype, quantization, quantization_parameters, sparsity_parameters)."""
-        with self._lock:
-            return [self._details(_INPUT, i) for i in range(len(self._info["inputs"]))]
+        return [self._get_tensor_details(i, subgraph_index=0) for i in self._info["inputs"]]
 
     def get_output_details(self):
         """Details of the model's outputs; shapes as of the last invoke."""
-        with self._lock:
-            return [self._details(_OUTPUT, i) for i in range(len(self._info["outputs"]))]
+        return [self._get_tensor_details(i, subgraph_index=0) for i in self._info["outputs"]]
 
-    def get_tensor_details(self):
-        """Details of every tensor of subgraph 0 (tflite_runtime's list)."""
-        out = []
-        for index, t in enumerate(self._info["tensors"]):
-            if index in self._where:
-                out.append(self._details(*self._where[index]))
-            else:
-                out.append(tensor_details(t, index))
-        return out
+    def get_tensor_details(self, subgraph_index=0):
+        """Details of every tensor of subgraph `subgraph_index`."""
+        n = self._info["subgraphs"]
+        if subgraph_index < 0 or subgraph_index >= n:
+            raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model, which has {n} "
+                             f"subgraphs.")
+        return [self._get_tensor_details(i, subgraph_index)
+                for i in range(len(self._info["graph_tensors"][subgraph_index]))]
+
+    def _get_op_details(self, op_index):
+        """{'index', 'op_name', 'inputs', 'outputs' (int32 arrays of tensor
+        indices), 'operand_types', 'result_types' (their dtypes)} of node
+        `op_index` of subgraph 0."""
+        ops = self._info["ops"]
+        op_index = int(op_index)
+        if not 0 <= op_index < len(ops):
+            raise ValueError(f"Invalid node index {op_index} exceeds max node index {len(ops)}")
+        op = ops[op_index]
+        tensors = self._info["tensors"]
+        return {
+            "index": op_index,
+            "op_name": op["op_name"],
+            "inputs": np.array(op["inputs"], np.int32),
+            "outputs": np.array(op["outputs"], np.int32),
+            "operand_types": [dtype_of(tensors[t]["type"]) for t in op["inputs"] if t != -1],
+            "result_types": [dtype_of(tensors[t]["type"]) for t in op["outputs"] if t != -1],
+        }
 
     def _get_ops_details(self):
-        return [dict(op) for op in self._info["ops"]]
+        """_get_op_details() of every node of subgraph 0."""
+        return [self._get_op_details(i) for i in range(len(self._info["ops"]))]
 
     def _locate(self, tensor_index, what):
         try:
@@ -176,7 +325,7 @@ class Interpreter:
         except (KeyError, TypeError, ValueError):
             n = len(self._info["tensors"])
             if not isinstance(tensor_index, (int, np.integer)) or not 0 <= int(tensor_index) < n:
-                raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {n - 1}") from None
+                raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {n}") from None
             raise ValueError(f"Tensor {tensor_index} is neither an input nor an output of the model: acceld "
                              f"exposes only those to {what}") from None
 
@@ -186,7 +335,8 @@ class Interpreter:
         """Back the inputs and outputs with memory (acceld: one sealed memfd
         shared with the daemon). Raises RuntimeError while numpy views from
         tensor() are alive."""
-        with self._lock:
+        with self._lock:  # get_tensor's transient views live under the lock
+            self._ensure_safe()
             self._native.allocate()
             self._allocated = True
 
@@ -197,13 +347,14 @@ class Interpreter:
         io, i = self._locate(input_index, "resize")
         if io != _INPUT:
             raise ValueError(f"Tensor {input_index} is not an input of the model")
-        shape = [int(d) for d in np.asarray(tensor_size).ravel()]
+        shape = [int(d) for d in np.array(tensor_size, dtype=np.int32).ravel()]
         if strict:
             sig = self._info["tensors"][int(input_index)]["shape_signature"]
             if len(sig) != len(shape) or any(s != -1 and s != d for s, d in zip(sig, shape)):
                 raise ValueError(f"ResizeInputTensorStrict only allows mutating unknown dimensions identified "
                                  f"by -1 (signature {sig}, asked {shape})")
         with self._lock:
+            self._ensure_safe()
             self._native.resize(i, shape)
             self._allocated = False
 
@@ -212,22 +363,19 @@ class Interpreter:
         match the input's (ValueError otherwise, as in tflite_runtime)."""
         io, i = self._locate(tensor_index, "set_tensor")
         if io != _INPUT:
-            raise ValueError(f"Tensor {tensor_index} is an output; only inputs can be set")
+            raise ValueError(f"Tensor {tensor_index} is an output; acceld lets only inputs be set")
         name, type_number, shape, nbytes = self._native.tensor(_INPUT, i)
-        if type_number == STRING:
-            value = np.asarray(value, dtype=object)
-            if tuple(value.shape) != tuple(shape):
-                raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {list(value.shape)} but expected "
-                                 f"{list(shape)} for input {i}.")
-            with self._lock:
-                self._native.write_string(i, encode_strings(value))
-            return
         if not isinstance(value, np.ndarray):
-            value = np.asarray(value)
-        want = np.dtype(dtype_of(type_number))
-        if value.dtype != want:
-            raise ValueError(f"Cannot set tensor: Got value of type {value.dtype.name.upper()} but expected type "
-                             f"{want.name.upper()} for input {i}, name: {name} ")
+            value = np.array(value)
+        if type_number == STRING:
+            want_name = "STRING"
+        else:
+            want = np.dtype(dtype_of(type_number))
+            want_name = want.name.upper()
+        got_name = "STRING" if value.dtype.kind in "SUO" else value.dtype.name.upper()
+        if got_name != want_name:
+            raise ValueError(f"Cannot set tensor: Got value of type {got_name} but expected type {want_name} for "
+                             f"input {i}, name: {name} ")
         if tuple(value.shape) != tuple(shape):
             if value.ndim != len(shape):
                 raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected "
@@ -237,13 +385,17 @@ class Interpreter:
                     raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {exp} for "
                                      f"dimension {d} of input {i}.")
         with self._lock:
-            self._native.write(i, np.ascontiguousarray(value))
+            if type_number == STRING:
+                self._native.write_string(i, encode_strings(value))
+            else:
+                self._native.write(i, np.ascontiguousarray(value))
 
     def _view(self, io, i):
         _, type_number, shape, nbytes = self._native.tensor(io, i)
         buf = self._native.buffer(io, i)
         if type_number == STRING:
-            return decode_strings(memoryview(buf), shape)
+            with memoryview(buf) as m:
+                return decode_strings(m, shape)
         dtype = np.dtype(dtype_of(type_number))
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
         count = min(count, nbytes // dtype.itemsize)
@@ -252,19 +404,20 @@ class Interpreter:
     def get_tensor(self, tensor_index, subgraph_index=0):
         """A copy of input or output `tensor_index`."""
         if subgraph_index != 0:
-            raise ValueError("only subgraph 0 is served")
+            self._check_subgraph(int(subgraph_index))
+            raise ValueError(f"acceld serves subgraph 0 only, not {subgraph_index}")
         io, i = self._locate(tensor_index, "get_tensor")
         with self._lock:
             v = self._view(io, i)
-            return v.copy() if v.dtype != object else v
+            return v.copy()
 
     def tensor(self, tensor_index):
         """A function returning a numpy view of input or output
         `tensor_index`, without copying: the array's memory is the buffer
         acceld reads the inputs from and writes the outputs to. Hold the
-        function, not the array, across allocate_tensors() and
-        resize_tensor_input() (both raise RuntimeError while views are
-        alive)."""
+        function, not the array, across invoke(), allocate_tensors() and
+        resize_tensor_input() (they raise RuntimeError while views are
+        alive, as in tflite_runtime)."""
         io, i = self._locate(tensor_index, "tensor")
         def view():
             with self._lock:
@@ -272,8 +425,10 @@ class Interpreter:
         return view
 
     def invoke(self):
-        """Run the model once on the current inputs."""
-        with self._lock:
+        """Run the model once on the current inputs. RuntimeError while
+        numpy views from tensor() are alive, as in tflite_runtime."""
+        with self._lock:  # get_tensor's transient views live under the lock
+            self._ensure_safe()
             self._native.invoke()
 
     def reset_all_variables(self):
@@ -332,3 +487,15 @@ class Interpreter:
         wallclock_us, uid and metrics (the seed's ProcessMetrics)."""
         from .client import _evaluation
         return _evaluation(self._native.evaluate_diff(int(runs), int(seed)))
+
+
+class InterpreterWithCustomOps(Interpreter):
+    """tflite_runtime's InterpreterWithCustomOps(custom_op_registerers=None,
+    **kwargs). With no registerers it is an Interpreter; registerers (C
+    functions that add kernels to TFLite's resolver) cannot be loaded into
+    acceld's runtime and raise LibraryUnavailable (a ValueError, as
+    tflite_runtime's failed symbol lookup, and an Unsupported)."""
+
+    def __init__(self, custom_op_registerers=None, **kwargs):
+        self._custom_op_registerers = custom_op_registerers or []
+        super().__init__(**kwargs)

@@ -14,7 +14,20 @@ class SignatureRunner:
     Interpreter.get_signature_runner().
     """
 
-    def __init__(self, interpreter, signature):
+    def __init__(self, interpreter=None, signature_key=None):
+        # tflite_runtime's form: SignatureRunner(interpreter=, signature_key=);
+        # Interpreter.get_signature_runner() passes the signature itself.
+        if not interpreter:
+            raise ValueError("None interpreter provided.")
+        if not signature_key:
+            raise ValueError("None signature_key provided.")
+        if isinstance(signature_key, dict):
+            signature = signature_key
+        else:
+            sigs = {s["key"]: s for s in interpreter._info["signatures"]}
+            if signature_key not in sigs:
+                raise ValueError("Invalid signature_key provided.")
+            signature = sigs[signature_key]
         if signature["subgraph_index"] != 0:
             raise Unsupported(f"signature '{signature['key']}' runs subgraph {signature['subgraph_index']}; "
                               "acceld serves subgraph 0", "UNSUPPORTED")

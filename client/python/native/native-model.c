@@ -117,9 +117,9 @@ static PyObject *signature_io(const rt_signature_io_t *v, int32_t n) {
         return l;
 }
 
-static PyObject *info_of(const rt_model_t *m) {
-        const rt_model_subgraph_t *g = &m->subgraphs[0];
-        PyObject *tensors = PyList_New(g->n_tensors), *sigs = NULL, *ops = NULL;
+/* The tensor dicts of subgraph `g`, in index order. */
+static PyObject *graph_tensors(const rt_model_subgraph_t *g) {
+        PyObject *tensors = PyList_New(g->n_tensors);
 
         for (int32_t i = 0; tensors && i < g->n_tensors; i++) {
                 PyObject *x = tensor_dict(&g->tensors[i]);
@@ -130,6 +130,29 @@ static PyObject *info_of(const rt_model_t *m) {
                 }
                 PyList_SET_ITEM(tensors, i, x);
         }
+        return tensors;
+}
+
+/* Every subgraph's tensor dicts, for details of subgraphs other than 0. */
+static PyObject *all_graph_tensors(const rt_model_t *m) {
+        PyObject *l = PyList_New(m->n_subgraphs);
+
+        for (int32_t s = 0; l && s < m->n_subgraphs; s++) {
+                PyObject *x = graph_tensors(&m->subgraphs[s]);
+
+                if (!x) {
+                        Py_CLEAR(l);
+                        break;
+                }
+                PyList_SET_ITEM(l, s, x);
+        }
+        return l;
+}
+
+static PyObject *info_of(const rt_model_t *m) {
+        const rt_model_subgraph_t *g = &m->subgraphs[0];
+        PyObject *tensors = graph_tensors(g), *sigs = NULL, *ops = NULL;
+
         if (!tensors)
                 return NULL;
         sigs = PyList_New(m->n_signatures);
@@ -163,11 +186,11 @@ static PyObject *info_of(const rt_model_t *m) {
                 Py_DECREF(tensors);
                 return NULL;
         }
-        return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:i}",
+        return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:i,s:N}",
                              "inputs", int_list(g->inputs, (size_t) g->n_inputs),
                              "outputs", int_list(g->outputs, (size_t) g->n_outputs),
                              "tensors", tensors, "signatures", sigs, "ops", ops,
-                             "subgraphs", (int) m->n_subgraphs);
+                             "subgraphs", (int) m->n_subgraphs, "graph_tensors", all_graph_tensors(m));
 }
 
 PyObject *native_model_info(PyObject *self, PyObject *args, PyObject *kwargs) {
