@@ -7,6 +7,7 @@
  * seccomp filter, which also forbids undoing the mounts.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -353,6 +354,7 @@ static int filter_load(void) {
 /* ---- the child ---- */
 
 int daemon_sandbox_enter(const int *keep, size_t n_keep, char *err, size_t err_size) {
+        pid_t parent = getppid();
         int r = fds_close_others(keep, n_keep);
 
         if (r < 0)
@@ -368,6 +370,13 @@ int daemon_sandbox_enter(const int *keep, size_t n_keep, char *err, size_t err_s
                 r = identity_userns(err, err_size);
         if (r < 0)
                 return r;
+        /* A change of credentials clears the parent-death signal the
+         * spawner set: without it again a host would outlive acceld (and
+         * keep acceld's stderr open). acceld may have died meanwhile. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                return fail(-errno, err, err_size, "prctl(PR_SET_PDEATHSIG)");
+        if (getppid() != parent)
+                return fail(-ESRCH, err, err_size, "acceld exited while the sandbox was set up");
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, SANDBOX_DUMPABLE, 0, 0, 0) < 0)
                 return fail(-errno, err, err_size, "prctl");
         r = filter_load();
