@@ -137,9 +137,9 @@ static const config_entry_t config_table[] = {
         STR("operators_group", operators_group,
             "Group (name or gid) whose members, like root, see and remove every uid's stored models and "
             "benchmark events; everyone else sees only their own. Empty = root only."),
-        ENUM("isolate_drivers", isolate_drivers, isolate_names, DAEMON_ISOLATE_ALL,
-             "all (plugin drivers and XNNPACK each run in an acceld --driver-host child: a crash or hang costs "
-             "only its requests), plugins (XNNPACK in acceld) or none."),
+        ENUM("isolate_drivers", isolate_drivers, isolate_names, DAEMON_ISOLATE_PLUGINS,
+             "plugins (each plugin driver runs in its own acceld --driver-host child: a crash or hang costs "
+             "only its requests), all (XNNPACK too) or none (plugins load into acceld)."),
         UINT("weights_cache_bytes", weights_cache_bytes, 0, 1024 * GIB, 4 * GIB,
              "Quota of the weights cache in <state_dir>/weights (folded weights mapped by every "
              "instance, worker and host); least recently used files go first. 0 = off."),

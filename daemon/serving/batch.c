@@ -22,6 +22,7 @@
 #include <stdarg.h>
 
 #include "serving-internal.h"
+#include "scheduler.h"
 
 /* Whether j may be gathered into a batch: its instance batches (or has not
  * been checked yet), its model keeps no state between invokes, and j runs
@@ -288,16 +289,30 @@ void serving__batch_run(serving_job_t *lead) {
                 for (unsigned row = 0; row < n; row++)
                         memcpy(dst + row * rb, jobs[row]->inputs[k].in, rb);
         }
-        daemon_hosts_set_deadline(deadline);
-        r = rt_interp_invoke(bit);
-        daemon_hosts_set_deadline(0);
+        /* The CPU budget, as for one execution: the batch's threads for
+         * its invoke, waiting at most until its earliest deadline. */
+        unsigned threads = daemon_cpu_threads_for(&i->settings, i->queue);
+        char wait_err[160] = "";
+
+        r = daemon_cpu_take(threads, deadline);
+        if (r < 0)
+                (void) snprintf(wait_err, sizeof(wait_err),
+                                "the deadline passed while the batch waited for %u of acceld's %u CPUs", threads,
+                                daemon_cpu_budget());
+        else {
+                daemon_hosts_set_deadline(deadline);
+                r = rt_interp_invoke(bit);
+                daemon_hosts_set_deadline(0);
+                daemon_cpu_give(threads);
+        }
         for (unsigned row = 0; row < n; row++) {
                 serving_job_t *j = jobs[row];
 
                 j->zero_copy = false;
                 j->batch_n = n;
                 if (r < 0) {
-                        (void) snprintf(j->err, sizeof(j->err), "%s", rt_interp_last_error(bit));
+                        (void) snprintf(j->err, sizeof(j->err), "%s",
+                                        wait_err[0] ? wait_err : rt_interp_last_error(bit));
                         j->job.result = r;
                 } else
                         j->job.result = batch_outputs(bit, n, row, j);
