@@ -97,7 +97,7 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 # What the maintainer scripts did.
 getent passwd acceld >/dev/null || fail "the system user acceld was not created (sysusers)"
 getent group acceld >/dev/null || fail "the group acceld was not created (sysusers)"
-[ "$(stat -c %U:%G:%a /var/lib/acceld)" = acceld:acceld:750 ] || fail "/var/lib/acceld is $(stat -c %U:%G:%a /var/lib/acceld), not acceld:acceld:750 (tmpfiles)"
+[ "$(stat -c %U:%G:%a /var/lib/acceld)" = acceld:acceld:700 ] || fail "/var/lib/acceld is $(stat -c %U:%G:%a /var/lib/acceld), not acceld:acceld:700 (tmpfiles: the state is acceld's alone)"
 [ -d /run/acceld ] || fail "/run/acceld was not created (tmpfiles)"
 [ -f /etc/acceld/acceld.conf ] || fail "/etc/acceld/acceld.conf is missing"
 dpkg-query -W -f='${Conffiles}\n' acceld | grep -q /etc/acceld/acceld.conf || fail "acceld.conf is not a conffile"
