@@ -369,3 +369,22 @@ int32_t dt_qout(dt_case_t *c, rt_type_t type, int32_t rank, const int32_t *shape
         c->dq[c->n_dq++][1] = fout;
         return q;
 }
+
+bool dt_name_listed(const char *list, const char *name) {
+        size_t n = strlen(name);
+
+        for (const char *p = list; p && *p;) {
+                const char *e = strchr(p, ',');
+                size_t len = e ? (size_t) (e - p) : strlen(p);
+                if (len == n && strncmp(p, name, len) == 0)
+                        return true;
+                p = e ? e + 1 : NULL;
+        }
+        return false;
+}
+
+uint64_t dt_seed_base(void) {
+        const char *base = getenv("ACCELD_DIFFTEST_SEED");
+
+        return base && *base ? strtoull(base, NULL, 0) : 0;
+}

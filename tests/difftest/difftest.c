@@ -598,18 +598,6 @@ static int row_cmp(const void *a, const void *b) {
         return r ? r : strcmp(x->type, y->type);
 }
 
-/* Whether `name` is one of the comma-separated `list`. */
-static bool name_listed(const char *list, const char *name) {
-        for (const char *p = list; p && *p;) {
-                const char *e = strchr(p, ',');
-                size_t len = e ? (size_t) (e - p) : strlen(p);
-                if (len == strlen(name) && strncmp(p, name, len) == 0)
-                        return true;
-                p = e ? e + 1 : NULL;
-        }
-        return false;
-}
-
 static void usage(FILE *f) {
         fprintf(f, "usage: difftest [--lib PATH] [--seed S] [--cases N] [--seconds S] [--ops A,B,...]\n"
                    "                [--exclude A,B,...] [--op NAME --case SEED] [--save DIR]\n"
@@ -703,7 +691,7 @@ int main(int argc, char **argv) {
         }
         for (size_t i = 0; i < n_all_gens; i++) {
                 const dt_gen_t *g = all_gens[i].g;
-                if ((ops && !name_listed(ops, g->name)) || (exclude && name_listed(exclude, g->name)))
+                if ((ops && !dt_name_listed(ops, g->name)) || (exclude && dt_name_listed(exclude, g->name)))
                         continue;
                 for (int w = 0; w < (g->weight > 0 ? g->weight : 1) && n_sel < 4096; w++)
                         sel[n_sel++] = g;
@@ -716,9 +704,8 @@ int main(int argc, char **argv) {
                 cases = 2000;
         /* CI derives a base from the commit so that every landing draws
          * cases nobody drew before; --seed still tells the runs apart. */
-        const char *base = getenv("ACCELD_DIFFTEST_SEED");
-        if (base && *base && !have_case)
-                seed += strtoull(base, NULL, 0);
+        if (!have_case)
+                seed += dt_seed_base();
         if (!x->quiet)
                 printf("difftest: TensorFlow Lite %s, seed %" PRIu64 ", %s%s\n", dt_native_version(x->native), seed,
                        x->drivers[0] ? "reference " : "", x->drivers[1] ? "xnnpack" : "");

@@ -106,6 +106,12 @@ static inline bool dt_is_quant_type(rt_type_t t) {
 }
 int64_t dt_count(int32_t rank, const int32_t *shape);
 
+/* Whether `name` is one of the comma-separated `list` (false for NULL). */
+bool dt_name_listed(const char *list, const char *name);
+/* $ACCELD_DIFFTEST_SEED, or 0 when unset: added to --seed by difftest and
+ * modelfuzz (CI sets it from the commit). */
+uint64_t dt_seed_base(void);
+
 /* A random scale, log-uniform in [lo, hi]. */
 float dt_scale(dt_rng_t *r, double lo, double hi);
 /* A random zero point for type t (int16: 0, as TFLite's int16 kernels require). */
