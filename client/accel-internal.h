@@ -18,7 +18,12 @@ struct accel_client {
         uint64_t next_request_id;
         uint64_t wanted[ACCEL_STASH_MAX];       /* ids whose replies are kept; 0 = free */
         Acceld__Response *stash[ACCEL_STASH_MAX];
+        size_t max_frame;       /* the largest frame acceld and we take; 0: not asked yet */
 };
+
+/* The smallest max_frame_bytes acceld can be configured with: a frame this
+ * size passes without asking. */
+#define ACCEL_FRAME_MIN 4096u
 
 /* A model to send: an open file (passed as an fd) or bytes in memory. */
 struct accel_model {
@@ -52,6 +57,10 @@ char *accel__strdup0(const char *s);
 int accel__send(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds, bool keep,
                 uint64_t *ret_id);
 int accel__wait(accel_client_t *c, uint64_t id, Acceld__Response__BodyCase want, Acceld__Response **ret_resp);
+
+/* The largest request frame `c` may send: acceld's max_frame_bytes (asked
+ * once with Hello) or our own reader's limit, the smaller. 0 or -errno. */
+int accel__max_frame(accel_client_t *c, size_t *ret);
 
 /* accel__transact() sending `n_fds` fds (borrowed) with the request. */
 int accel__transact_fds(accel_client_t *c, Acceld__Request *req, const int *fds, size_t n_fds,

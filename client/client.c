@@ -129,6 +129,23 @@ const char *accel_client_socket_path(const accel_client_t *c) {
         return c ? c->path : NULL;
 }
 
+int accel__max_frame(accel_client_t *c, size_t *ret) {
+        accel_hello_t *h = NULL;
+        int r;
+
+        if (c->max_frame == 0) {
+                r = accel_hello(c, NULL, &h);
+                if (r < 0)
+                        return r;
+                c->max_frame = h->limits.max_frame_bytes ? h->limits.max_frame_bytes : ACCEL_FRAME_MIN;
+                if (c->max_frame > IPC_FRAME_LIMIT_DEFAULT)
+                        c->max_frame = IPC_FRAME_LIMIT_DEFAULT;
+                (void) accel_hello_free(h);
+        }
+        *ret = c->max_frame;
+        return 0;
+}
+
 int accel__transact(accel_client_t *c, Acceld__Request *req, Acceld__Response__BodyCase want,
                     Acceld__Response **ret_resp) {
         return accel__transact_fds(c, req, NULL, 0, want, ret_resp);

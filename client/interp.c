@@ -50,9 +50,12 @@ struct accel_tensor {
         size_t region;          /* bytes of its region there (0: none) */
         void *data;
         /* An output whose size is known only after invoke and outgrew its
-         * region: it is returned inline into this heap block instead. */
+         * region: it is returned inline into this heap block instead. A
+         * string tensor (any size) always lives here: an input's list as
+         * set, sent inline; an output's as the last reply carried it. */
         void *heap;
         size_t heap_size;
+        bool input;
 };
 
 struct accel_interp {
@@ -316,7 +319,7 @@ static void tensors_free(accel_tensor_t *v, int32_t n) {
         free(v);
 }
 
-static int tensors_from(accel_tensor_t **ret, Acceld__TensorInfo **v, size_t n) {
+static int tensors_from(accel_tensor_t **ret, Acceld__TensorInfo **v, size_t n, bool input) {
         accel_tensor_t *t = calloc(n + 1, sizeof(*t));
 
         if (!t)
@@ -332,6 +335,11 @@ static int tensors_from(accel_tensor_t **ret, Acceld__TensorInfo **v, size_t n) 
                 for (int32_t d = 0; d < t[i].rank; d++)
                         t[i].dims[d] = v[i]->shape[d];
                 t[i].bytes = (size_t) v[i]->bytes;
+                t[i].input = input;
+                /* A string tensor has no size until it is set (inputs) or
+                 * an invoke returns it (outputs). */
+                if (t[i].type == ACCEL_TYPE_STRING)
+                        t[i].bytes = 0;
                 if (v[i]->n_scale > 0) {
                         t[i].scale = v[i]->scale[0];
                         t[i].zero_point = v[i]->n_zero_point ? (int32_t) v[i]->zero_point[0] : 0;
@@ -384,15 +392,16 @@ static void buffer_drop(accel_interp_t *it) {
         it->map = NULL;
         it->memfd = -1;
         it->map_size = 0;
-        for (int32_t i = 0; i < it->n_inputs; i++)
-                if (it->inline_tensors)
-                        free(it->inputs[i].data);
-        for (int32_t i = 0; i < it->n_outputs; i++)
-                if (it->inline_tensors)
-                        free(it->outputs[i].data);
-        for (int32_t i = 0; i < it->n_inputs; i++)
-                it->inputs[i].data = NULL;
+        for (int32_t i = 0; i < it->n_inputs; i++) {
+                accel_tensor_t *t = &it->inputs[i];
+
+                if (it->inline_tensors && t->data != t->heap)
+                        free(t->data);
+                t->data = t->heap;      /* a string input keeps its list */
+        }
         for (int32_t i = 0; i < it->n_outputs; i++) {
+                if (it->inline_tensors && it->outputs[i].data != it->outputs[i].heap)
+                        free(it->outputs[i].data);
                 free(it->outputs[i].heap);
                 it->outputs[i].heap = NULL;
                 it->outputs[i].heap_size = 0;
@@ -500,9 +509,9 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
         it->compile_us = pm->compile_us;
         it->n_inputs = (int32_t) pm->n_inputs;
         it->n_outputs = (int32_t) pm->n_outputs;
-        r = tensors_from(&it->inputs, pm->inputs, pm->n_inputs);
+        r = tensors_from(&it->inputs, pm->inputs, pm->n_inputs, true);
         if (r == 0)
-                r = tensors_from(&it->outputs, pm->outputs, pm->n_outputs);
+                r = tensors_from(&it->outputs, pm->outputs, pm->n_outputs, false);
         if (r == 0) {
                 it->part_drivers = calloc(pm->n_partitions + 1, sizeof(char *));
                 it->part_nodes = calloc(pm->n_partitions + 1, sizeof(int32_t));
@@ -677,9 +686,9 @@ int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims
         r = accel__transact(it->c, &req, ACCELD__RESPONSE__BODY_RESIZE_INPUTS, &resp);
         if (r < 0)
                 return r;
-        r = tensors_from(&in, resp->resize_inputs->inputs, resp->resize_inputs->n_inputs);
+        r = tensors_from(&in, resp->resize_inputs->inputs, resp->resize_inputs->n_inputs, true);
         if (r == 0)
-                r = tensors_from(&out, resp->resize_inputs->outputs, resp->resize_inputs->n_outputs);
+                r = tensors_from(&out, resp->resize_inputs->outputs, resp->resize_inputs->n_outputs, false);
         if (r < 0 || resp->resize_inputs->n_inputs != (size_t) it->n_inputs ||
             resp->resize_inputs->n_outputs != (size_t) it->n_outputs) {
                 tensors_free(in, (int32_t) resp->resize_inputs->n_inputs);
@@ -724,12 +733,15 @@ static size_t align_up(size_t x, size_t a) {
         return (x + a - 1) / a * a;
 }
 
-/* Point the tensors into the mapped buffer. */
+/* Point the tensors into the mapped buffer (string tensors have no
+ * region: their lists live in their heap blocks). */
 static void tensors_map(accel_interp_t *it) {
         for (int32_t k = 0; k < it->n_inputs; k++)
-                it->inputs[k].data = it->map + it->inputs[k].offset;
+                if (it->inputs[k].type != ACCEL_TYPE_STRING)
+                        it->inputs[k].data = it->map + it->inputs[k].offset;
         for (int32_t k = 0; k < it->n_outputs; k++)
-                it->outputs[k].data = it->map + it->outputs[k].offset;
+                if (it->outputs[k].type != ACCEL_TYPE_STRING)
+                        it->outputs[k].data = it->map + it->outputs[k].offset;
         it->allocated = true;
 }
 
@@ -785,23 +797,30 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
                 return 0;
         if (it->inline_tensors) {
                 for (int32_t k = 0; k < it->n_inputs; k++)
-                        if (!(it->inputs[k].data = calloc(1, it->inputs[k].bytes + 1)))
+                        if (it->inputs[k].type != ACCEL_TYPE_STRING &&
+                            !(it->inputs[k].data = calloc(1, it->inputs[k].bytes + 1)))
                                 return oom();
                 for (int32_t k = 0; k < it->n_outputs; k++)
-                        if (!(it->outputs[k].data = calloc(1, it->outputs[k].bytes + 1)))
+                        if (it->outputs[k].type != ACCEL_TYPE_STRING &&
+                            !(it->outputs[k].data = calloc(1, it->outputs[k].bytes + 1)))
                                 return oom();
                 it->allocated = true;
                 return 0;
         }
         /* 64-byte aligned offsets, and TENSOR_SLACK readable bytes after
          * each input: what the daemon needs to run on the regions directly
-         * (zero-copy; docs/architecture.md "Serving"). */
+         * (zero-copy; docs/architecture.md "Serving"). String tensors get
+         * no region: they travel inline. */
         for (int32_t k = 0; k < it->n_inputs; k++) {
+                if (it->inputs[k].type == ACCEL_TYPE_STRING)
+                        continue;
                 it->inputs[k].offset = total;
                 it->inputs[k].region = it->inputs[k].bytes;
                 total = align_up(total + it->inputs[k].bytes + TENSOR_SLACK, TENSOR_ALIGN);
         }
         for (int32_t k = 0; k < it->n_outputs; k++) {
+                if (it->outputs[k].type == ACCEL_TYPE_STRING)
+                        continue;
                 it->outputs[k].offset = total;
                 it->outputs[k].region = it->outputs[k].bytes;
                 total = align_up(total + it->outputs[k].bytes + TENSOR_SLACK, TENSOR_ALIGN);
@@ -842,17 +861,29 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
 }
 
 /* Send one Execute: inputs from the shared buffer (or inline), outputs into
- * their regions unless `inline_outputs`. */
+ * their regions unless `inline_outputs`. String inputs go inline, string
+ * outputs come back inline (reply_inline). */
 static int interp_execute_send(accel_interp_t *it, bool inline_outputs, bool keep, uint64_t *ret_id) {
         Acceld__Request req = ACCELD__REQUEST__INIT;
         Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
         Acceld__TensorData td[2 * 64], *ti[64], *to[64];
+        bool any_inline = it->inline_tensors;
+        int r;
 
         for (int32_t k = 0; k < it->n_inputs; k++) {
                 Acceld__TensorData *d = &td[k];
 
                 acceld__tensor_data__init(d);
-                if (it->inline_tensors) {
+                if (it->inputs[k].type == ACCEL_TYPE_STRING) {
+                        if (!it->inputs[k].heap)
+                                return accel__error(-EINVAL, ACCEL_STATUS_NONE,
+                                                    "string input %d ('%s') has not been set", (int) k,
+                                                    it->inputs[k].name);
+                        d->has_data = 1;
+                        d->data.data = it->inputs[k].heap;
+                        d->data.len = it->inputs[k].bytes;
+                        any_inline = true;
+                } else if (it->inline_tensors) {
                         d->has_data = 1;
                         d->data.data = it->inputs[k].data;
                         d->data.len = it->inputs[k].bytes;
@@ -868,10 +899,14 @@ static int interp_execute_send(accel_interp_t *it, bool inline_outputs, bool kee
                 Acceld__TensorData *d = &td[64 + k];
 
                 acceld__tensor_data__init(d);
-                d->has_buffer = d->has_offset = d->has_length = 1;
-                d->buffer = it->buffer;
-                d->offset = it->outputs[k].offset;
-                d->length = it->outputs[k].region;
+                if (it->outputs[k].type == ACCEL_TYPE_STRING) {
+                        d->has_reply_inline = d->reply_inline = 1;
+                } else {
+                        d->has_buffer = d->has_offset = d->has_length = 1;
+                        d->buffer = it->buffer;
+                        d->offset = it->outputs[k].offset;
+                        d->length = it->outputs[k].region;
+                }
                 to[k] = d;
         }
         e.has_handle = 1;
@@ -892,6 +927,21 @@ static int interp_execute_send(accel_interp_t *it, bool inline_outputs, bool kee
         }
         req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
         req.execute = &e;
+        if (any_inline) {
+                /* A frame over acceld's limit would cost the connection
+                 * (a protocol error): refuse it here, naming the limit. */
+                size_t size = acceld__request__get_packed_size(&req) + 16, max;
+
+                if (size > ACCEL_FRAME_MIN) {
+                        r = accel__max_frame(it->c, &max);
+                        if (r < 0)
+                                return r;
+                        if (size > max)
+                                return accel__error(-EMSGSIZE, ACCEL_STATUS_RESOURCE_EXHAUSTED_PERSISTENT,
+                                                    "the Execute request with its inline inputs is %zu bytes: "
+                                                    "over acceld's max_frame_bytes (%zu)", size, max);
+                }
+        }
         return accel__send(it->c, &req, NULL, 0, keep, ret_id);
 }
 
@@ -907,6 +957,21 @@ static int interp_execute(accel_interp_t *it, bool inline_outputs, Acceld__Respo
 static int output_place(accel_interp_t *it, int32_t k, const void *src, size_t n) {
         accel_tensor_t *t = &it->outputs[k];
 
+        if (t->type == ACCEL_TYPE_STRING) {
+                /* Any size; in its heap block. */
+                if (n > t->heap_size || !t->heap) {
+                        void *p = realloc(t->heap, n ? n : 1);
+
+                        if (!p)
+                                return oom();
+                        t->heap = p;
+                        t->heap_size = n ? n : 1;
+                }
+                memcpy(t->heap, src, n);
+                t->data = t->heap;
+                t->bytes = n;
+                return 0;
+        }
         if (it->inline_tensors) {
                 if (n > t->bytes)
                         return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "output %d is larger than expected", (int) k);
@@ -940,13 +1005,21 @@ static int invoke_finish(accel_interp_t *it, Acceld__Response *resp, bool inline
         it->queue_us = x->queue_us;
         it->compute_us = x->compute_us;
         it->zero_copy = x->has_zero_copy && x->zero_copy;
-        if (inline_out) {
+        if (inline_out || x->n_outputs > 0) {
                 if (x->n_outputs != (size_t) it->n_outputs) {
                         acceld__response__free_unpacked(resp, NULL);
                         return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "Execute reply has %zu outputs, expected %d",
                                             x->n_outputs, (int) it->n_outputs);
                 }
                 for (int32_t k = 0; k < it->n_outputs; k++) {
+                        /* Asked inline: all of them, or the string ones. */
+                        if (!inline_out && it->outputs[k].type != ACCEL_TYPE_STRING)
+                                continue;
+                        if (!x->outputs[k]->has_data) {
+                                acceld__response__free_unpacked(resp, NULL);
+                                return accel__error(-EBADMSG, ACCEL_STATUS_NONE,
+                                                    "Execute reply lacks output %d", (int) k);
+                        }
                         r = output_place(it, k, x->outputs[k]->data.data, x->outputs[k]->data.len);
                         if (r < 0) {
                                 acceld__response__free_unpacked(resp, NULL);
@@ -1071,6 +1144,158 @@ bool accel_tensor_in_shared_memory(const accel_tensor_t *t) {
 
 /* ---- tensors ---- */
 
+/* Elements of t's current shape (1 for a scalar); SIZE_MAX past it. */
+static size_t tensor_count(const accel_tensor_t *t) {
+        size_t n = 1;
+
+        for (int32_t d = 0; d < t->rank; d++) {
+                if (t->dims[d] < 0 || (t->dims[d] > 0 && n > SIZE_MAX / (size_t) t->dims[d]))
+                        return SIZE_MAX;
+                n *= (size_t) t->dims[d];
+        }
+        return n;
+}
+
+/* TensorFlow Lite's serialized string list: int32 N (= count), int32
+ * offsets[N + 1] from the start, the first just past the table, none
+ * decreasing, the last equal to size. 0 or -EINVAL with the reason. */
+static int strings_check(const uint8_t *p, size_t size, size_t count, char *why, size_t why_size) {
+        int32_t n, off, prev;
+        size_t header;
+
+        if (size < 8) {
+                (void) snprintf(why, why_size, "%zu bytes is too short for a string list (8 at least)", size);
+                return -EINVAL;
+        }
+        if (size > INT32_MAX) {
+                (void) snprintf(why, why_size, "%zu bytes is over the 2 GiB a string list can address", size);
+                return -EINVAL;
+        }
+        memcpy(&n, p, 4);
+        if (n < 0 || (size_t) n != count) {
+                (void) snprintf(why, why_size, "the list holds %" PRId32 " strings, the tensor has %zu elements", n,
+                                count);
+                return -EINVAL;
+        }
+        header = 4 * ((size_t) n + 2);
+        if (header > size) {
+                (void) snprintf(why, why_size, "its offset table (%zu bytes) is longer than the list (%zu)", header,
+                                size);
+                return -EINVAL;
+        }
+        prev = (int32_t) header;
+        for (int32_t k = 0; k <= n; k++) {
+                memcpy(&off, p + 4 + 4 * (size_t) k, 4);
+                if (k == 0 ? off != (int32_t) header : off < prev || (size_t) off > size) {
+                        (void) snprintf(why, why_size, "offset %" PRId32 " (%" PRId32 ") is out of order or "
+                                        "past the end", k, off);
+                        return -EINVAL;
+                }
+                prev = off;
+        }
+        if ((size_t) prev != size) {
+                (void) snprintf(why, why_size, "the last offset (%" PRId32 ") is not the list's size (%zu)", prev,
+                                size);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* A string input's list, checked and copied into its heap block. */
+static int string_set(accel_tensor_t *t, const void *data, size_t size) {
+        char why[160];
+        void *p;
+
+        if (!t->input)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "tensor '%s' is an output", t->name);
+        if (!data && size > 0)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "tensor '%s': no data", t->name);
+        if (strings_check(data, size, tensor_count(t), why, sizeof(why)) < 0)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "string tensor '%s': %s", t->name, why);
+        p = malloc(size);
+        if (!p)
+                return oom();
+        memcpy(p, data, size);
+        free(t->heap);
+        t->heap = t->data = p;
+        t->heap_size = t->bytes = size;
+        return 0;
+}
+
+int accel_tensor_set_strings(accel_tensor_t *t, const void *const *items, const size_t *lens, size_t n) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t header, size;
+        int32_t v;
+
+        accel__error_clear();
+        if (!t || t->type != ACCEL_TYPE_STRING || (n > 0 && (!items || !lens)))
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_tensor_set_strings: invalid argument");
+        if (n != tensor_count(t))
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "string tensor '%s' has %zu elements, got %zu strings",
+                                    t->name, tensor_count(t), n);
+        if (n > INT32_MAX / 4 - 2)
+                return accel__error(-E2BIG, ACCEL_STATUS_NONE, "%zu strings: over a string list's 2 GiB", n);
+        header = 4 * (n + 2);
+        size = header;
+        for (size_t k = 0; k < n; k++) {
+                if ((lens[k] && !items[k]) || lens[k] > (size_t) INT32_MAX - size)
+                        return accel__error(lens[k] && !items[k] ? -EINVAL : -E2BIG, ACCEL_STATUS_NONE,
+                                            "string %zu of tensor '%s': %s", k, t->name,
+                                            lens[k] && !items[k] ? "NULL" : "the list would pass 2 GiB");
+                size += lens[k];
+        }
+        buf = malloc(size);
+        if (!buf)
+                return oom();
+        v = (int32_t) n;
+        memcpy(buf, &v, 4);
+        size = header;
+        for (size_t k = 0; k <= n; k++) {
+                v = (int32_t) size;
+                memcpy(buf + 4 + 4 * k, &v, 4);
+                if (k < n && lens[k]) {
+                        memcpy(buf + size, items[k], lens[k]);
+                        size += lens[k];
+                }
+        }
+        return string_set(t, buf, size);
+}
+
+int accel_tensor_string_count(const accel_tensor_t *t) {
+        int32_t n;
+
+        accel__error_clear();
+        if (!t || t->type != ACCEL_TYPE_STRING)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_tensor_string_count: not a string tensor");
+        if (!t->heap || t->bytes < 4)
+                return accel__error(-ENODATA, ACCEL_STATUS_NONE, "string tensor '%s' holds no list yet", t->name);
+        memcpy(&n, t->heap, 4);
+        return n;
+}
+
+int accel_tensor_string_get(const accel_tensor_t *t, size_t i, const void **ret_data, size_t *ret_len) {
+        int32_t a, b;
+        int n;
+
+        n = accel_tensor_string_count(t);
+        if (n < 0)
+                return n;
+        if (!ret_data || !ret_len)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_tensor_string_get: invalid argument");
+        if (i >= (size_t) n || 4 * (i + 3) > t->bytes)
+                return accel__error(-ERANGE, ACCEL_STATUS_NONE, "string %zu of tensor '%s' (%d strings)", i, t->name,
+                                    n);
+        memcpy(&a, (const uint8_t *) t->heap + 4 + 4 * i, 4);
+        memcpy(&b, (const uint8_t *) t->heap + 8 + 4 * i, 4);
+        /* The reply's list was not checked: bound it here. */
+        if (a < 0 || b < a || (size_t) b > t->bytes)
+                return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "string tensor '%s': offsets %d..%d are malformed",
+                                    t->name, (int) a, (int) b);
+        *ret_data = (const uint8_t *) t->heap + a;
+        *ret_len = (size_t) (b - a);
+        return 0;
+}
+
 accel_type_t accel_tensor_type(const accel_tensor_t *t) {
         return t ? t->type : ACCEL_TYPE_FLOAT32;
 }
@@ -1105,6 +1330,8 @@ void *accel_tensor_data(const accel_tensor_t *t) {
 
 int accel_tensor_copy_from_buffer(accel_tensor_t *t, const void *data, size_t size) {
         accel__error_clear();
+        if (t && t->type == ACCEL_TYPE_STRING)
+                return string_set(t, data, size);
         if (!t || !t->data || size != t->bytes)
                 return accel__error(-EINVAL, ACCEL_STATUS_NONE, "tensor '%s' takes %zu bytes, got %zu",
                                     t ? t->name : "", t ? t->bytes : 0, size);

@@ -142,11 +142,13 @@ static int served_reset_variables(void *impl, char *err) {
         return -EOPNOTSUPP;
 }
 
+/* libaccel checks the list and keeps it; it goes inline with each invoke. */
 static int served_set_string(void *impl, int32_t i, const void *data, size_t size, char *err) {
-        snprintf(err, TFL_ERR_MAX,
-                 "string inputs are not served by acceld (libaccel's tensors have fixed sizes); "
-                 "run the model with ACCEL_TFLITE_MODE=local");
-        return -EOPNOTSUPP;
+        served_t *s = impl;
+        int r = accel_tensor_copy_from_buffer(accel_interp_input_tensor(s->it, i), data, size);
+        if (r < 0)
+                error_take(r, err);
+        return r;
 }
 
 const tfl_backend_ops_t tfl__backend_served = {

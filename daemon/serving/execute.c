@@ -151,9 +151,24 @@ int serving__execute_one(serving_job_t *j) {
                 goto out;
         j->zero_copy = zc_bind_all(it, j);
         for (size_t k = 0; k < j->n_inputs; k++) {
+                _cleanup_free_ uint8_t *copy = NULL;
+                const uint8_t *src = j->inputs[k].in;
+
                 if (j->inputs[k].bound)
                         continue;
-                r = rt_interp_copy_in(it, (int32_t) k, j->inputs[k].in, j->inputs[k].len);
+                if (j->inputs[k].buffer && rt_interp_input_tensor(it, (int32_t) k)->type == RT_TYPE_STRING) {
+                        /* The client may write its region at any time: the
+                         * offsets the runtime checks and the kernels then
+                         * trust must be a private copy's. */
+                        copy = malloc(j->inputs[k].len ? j->inputs[k].len : 1);
+                        if (!copy) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        memcpy(copy, src, j->inputs[k].len);
+                        src = copy;
+                }
+                r = rt_interp_copy_in(it, (int32_t) k, src, j->inputs[k].len);
                 if (r < 0) {
                         (void) snprintf(j->err, sizeof(j->err), "input %zu: %s", k, rt_interp_last_error(it));
                         goto out;
@@ -227,6 +242,26 @@ out:
         return r;
 }
 
+/* Inline outputs (string tensors: any size) that would not fit one frame:
+ * say which limit, instead of the generic refusal of an oversized reply.
+ * The margin covers the status fields the reply still gets. */
+static bool reply_too_big(serving_job_t *j) {
+        daemon_request_t *rq = j->rq;
+        uint64_t max = rq->server->config->max_frame_bytes;
+        size_t size = acceld__response__get_packed_size(&rq->resp) + 64;
+        size_t inline_bytes = 0;
+
+        if (size <= max)
+                return false;
+        for (size_t k = 0; k < j->n_outputs; k++)
+                if (!j->outputs[k].out)
+                        inline_bytes += j->outputs[k].inline_len;
+        (void) snprintf(j->err, sizeof(j->err),
+                        "the outputs returned inline are %zu bytes: the reply (%zu bytes) would exceed "
+                        "max_frame_bytes (%" PRIu64 ")", inline_bytes, size, max);
+        return true;
+}
+
 static void execute_done(daemon_job_t *job, int r) {
         serving_job_t *j = job->data;
         daemon_request_t *rq = j->rq;
@@ -289,11 +324,14 @@ static void execute_done(daemon_job_t *job, int r) {
                         return;
                 }
                 for (size_t k = 0; k < j->n_outputs; k++) {
-                        /* Points into the job, which outlives the send. */
+                        /* Points into the job, which outlives the send. An
+                         * output written to its region has no data here. */
                         acceld__tensor_data__init(&po[k]);
-                        po[k].has_data = 1;
-                        po[k].data.data = j->outputs[k].inline_out;
-                        po[k].data.len = j->outputs[k].inline_len;
+                        if (!j->outputs[k].out) {
+                                po[k].has_data = 1;
+                                po[k].data.data = j->outputs[k].inline_out;
+                                po[k].data.len = j->outputs[k].inline_len;
+                        }
                         pp[k] = &po[k];
                 }
                 out->outputs = pp;
@@ -301,6 +339,12 @@ static void execute_done(daemon_job_t *job, int r) {
         }
         rq->resp.body_case = ACCELD__RESPONSE__BODY_EXECUTE;
         rq->resp.execute = out;
+        if (j->outputs_inline && reply_too_big(j)) {
+                rq->resp.body_case = ACCELD__RESPONSE__BODY__NOT_SET;
+                rq->resp.execute = NULL;
+                serving__job_complete(j, -ENOSPC);
+                return;
+        }
         serving__job_complete_keep(j, 0);
 }
 
@@ -375,7 +419,22 @@ int daemon_execute_handle(daemon_request_t *rq) {
                         serving__job_free(j);
                         return daemon_request_errorf(rq, -EINVAL, "input %zu has neither data nor a buffer", k);
                 }
-                if (t->len != ins[k].bytes) {
+                if (ins[k].type == RT_TYPE_STRING) {
+                        /* A serialized string list of any size, checked on
+                         * the worker (a region's after it is copied there);
+                         * inline ones are bounded by the frame already. */
+                        uint64_t max = rq->server->config->max_frame_bytes;
+
+                        if (t->len > max) {
+                                size_t got = t->len;
+
+                                serving__job_free(j);
+                                return daemon_request_errorf(rq, -ENOSPC,
+                                                             "input %zu ('%s'): a string list of %zu bytes exceeds "
+                                                             "max_frame_bytes (%" PRIu64 ")", k, ins[k].name, got,
+                                                             max);
+                        }
+                } else if (t->len != ins[k].bytes) {
                         size_t got = t->len;
 
                         serving__job_free(j);
@@ -388,9 +447,20 @@ int daemon_execute_handle(daemon_request_t *rq) {
                 const Acceld__TensorData *d = in->outputs[k];
                 job_tensor_t *t = &j->outputs[k];
 
+                if (d->has_reply_inline && d->reply_inline) {
+                        if (d->has_buffer || d->has_data) {
+                                serving__job_free(j);
+                                return daemon_request_errorf(rq, -EINVAL,
+                                                             "output %zu asks reply_inline and gives a region or "
+                                                             "data", k);
+                        }
+                        j->outputs_inline = true;  /* t->out stays NULL: inline */
+                        continue;
+                }
                 if (!d->has_buffer || d->has_data) {
                         serving__job_free(j);
-                        return daemon_request_errorf(rq, -EINVAL, "output %zu must be a buffer region", k);
+                        return daemon_request_errorf(rq, -EINVAL,
+                                                     "output %zu must be a buffer region or reply_inline", k);
                 }
                 r = region_get(rq, ss, d, "output", k, t);
                 if (r < 0) {

@@ -147,3 +147,74 @@ uint8_t *tfb_model_lstm(size_t *ret_size) {
         tfb_free(b);
         return bytes;
 }
+
+/* GATHER(params, indices) on axis 0, for the string models below. */
+static void gather(tfb_t *b, int32_t params, int32_t indices, int32_t out) {
+        const tfb_option_t axis[] = { TFB_OPT_I32(0, 0) };
+
+        op(b, RT_BUILTIN_GATHER, RT_OPTIONS_GATHER, axis, 1, TFB_IDS(params, indices), 2, TFB_IDS(out), 1);
+}
+
+uint8_t *tfb_model_gather_string(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        int32_t in = tfb_tensor(b, RT_TYPE_STRING, "input", 1, TFB_DIMS(10));
+        int32_t idx = tfb_tensor(b, RT_TYPE_INT64, "indices", 1, TFB_DIMS(3));
+        int32_t out = tfb_tensor(b, RT_TYPE_STRING, "output", 1, TFB_DIMS(3));
+        gather(b, in, idx, out);
+        tfb_io(b, TFB_IDS(in, idx), 2, TFB_IDS(out), 1);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}
+
+uint8_t *tfb_model_string_0d(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        const int32_t one[1] = { 1 };
+        const tfb_option_t shape[] = { TFB_OPT_VEC_I32(0, one, 1) };
+        int32_t in = tfb_tensor(b, RT_TYPE_STRING, "input", 0, NULL);
+        int32_t s = tfb_tensor_const(b, RT_TYPE_INT32, "shape", 1, TFB_DIMS(1), one, sizeof(one));
+        int32_t out = tfb_tensor(b, RT_TYPE_STRING, "output", 1, TFB_DIMS(1));
+        op(b, RT_BUILTIN_RESHAPE, RT_OPTIONS_RESHAPE, shape, 1, TFB_IDS(in, s), 2, TFB_IDS(out), 1);
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}
+
+uint8_t *tfb_model_counter_string(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        const tfb_option_t name[] = { TFB_OPT_STRING(0, "box"), TFB_OPT_STRING(1, "acc") };
+        const tfb_option_t init[] = { TFB_OPT_I32(0, 1) };
+        int32_t x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 1, TFB_DIMS(2));
+        int32_t s = tfb_tensor(b, RT_TYPE_STRING, "s", 1, TFB_DIMS(4));
+        int32_t idx = tfb_tensor(b, RT_TYPE_INT32, "idx", 1, TFB_DIMS(2));
+        int32_t h = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
+        int32_t v = tfb_tensor(b, RT_TYPE_FLOAT32, "v", 1, TFB_DIMS(2));
+        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 1, TFB_DIMS(2));
+        int32_t g = tfb_tensor(b, RT_TYPE_STRING, "g", 1, TFB_DIMS(2));
+        op(b, RT_BUILTIN_CALL_ONCE, RT_OPTIONS_CALL_ONCE, init, 1, NULL, 0, NULL, 0);
+        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h), 1);
+        op(b, RT_BUILTIN_READ_VARIABLE, RT_OPTIONS_READ_VARIABLE, NULL, 0, TFB_IDS(h), 1, TFB_IDS(v), 1);
+        op(b, RT_BUILTIN_ADD, RT_OPTIONS_ADD, NULL, 0, TFB_IDS(v, x), 2, TFB_IDS(y), 1);
+        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h, y), 2, NULL, 0);
+        gather(b, s, idx, g);
+        tfb_io(b, TFB_IDS(x, s, idx), 3, TFB_IDS(y, g), 2);
+
+        tfb_subgraph_add(b, "init");
+        const float start[2] = { 10, 20 };
+        int32_t h1 = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
+        int32_t c = tfb_tensor_const(b, RT_TYPE_FLOAT32, "start", 1, TFB_DIMS(2), start, sizeof(start));
+        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h1), 1);
+        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h1, c), 2, NULL, 0);
+        tfb_io(b, NULL, 0, NULL, 0);
+        tfb_subgraph_select(b, 0);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}

@@ -41,3 +41,16 @@ uint8_t *tfb_model_counter(size_t *ret_size);
  * .tflite bytes (malloc'ed) or NULL.
  */
 uint8_t *tfb_model_lstm(size_t *ret_size);
+
+/*
+ * String models (TensorFlow Lite's serialized string lists in and out).
+ * gather_string: output[3] = GATHER(input[10] string, indices[3] int64),
+ * like TensorFlow's gather_string test model. string_0d: output[1] =
+ * RESHAPE(input, a 0-d string). counter_string: tfb_model_counter()'s
+ * y[2] = acc += x[2] (stateful) beside g[2] = GATHER(s[4] string, idx[2]
+ * int32); inputs x, s, idx, outputs y, g. Return the .tflite bytes
+ * (malloc'ed) or NULL.
+ */
+uint8_t *tfb_model_gather_string(size_t *ret_size);
+uint8_t *tfb_model_string_0d(size_t *ret_size);
+uint8_t *tfb_model_counter_string(size_t *ret_size);

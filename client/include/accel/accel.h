@@ -458,9 +458,46 @@ ACCEL_EXPORT void *accel_tensor_data(const accel_tensor_t *t);
  * to a heap block (accel_tensor_data() changes after such an invoke) and
  * accel_tensor_byte_size() is the size of the last result. */
 ACCEL_EXPORT bool accel_tensor_in_shared_memory(const accel_tensor_t *t);
-/* Copy in / out; size must equal the byte size. 0 or -EINVAL. */
+/* Copy in / out; size must equal the byte size. 0 or -EINVAL. A string
+ * input takes a serialized string list of any size (below). */
 ACCEL_EXPORT int accel_tensor_copy_from_buffer(accel_tensor_t *t, const void *data, size_t size);
 ACCEL_EXPORT int accel_tensor_copy_to_buffer(const accel_tensor_t *t, void *data, size_t size);
+
+/*
+ * String tensors (ACCEL_TYPE_STRING) have no fixed size. They hold
+ * TensorFlow Lite's serialized string list: int32 count N (the tensor's
+ * element count), int32 offsets[N + 1] from the list's start (the first
+ * just past the table, none decreasing, the last = the list's size), then
+ * the bytes, any bytes (NULs included, no terminators). They live in the
+ * client's memory, not in the shared buffer: an input's list travels inline
+ * in each invoke's Execute, an output's comes back inline in its reply. So
+ * accel_tensor_in_shared_memory() is false for them, accel_tensor_data() is
+ * NULL and accel_tensor_byte_size() 0 until an input is set or an invoke
+ * returned the output, and both change with each set or invoke.
+ *
+ * accel_tensor_copy_from_buffer() on a string input checks the list (-EINVAL
+ * naming what is wrong: a count other than the element count of the current
+ * shape, offsets out of order or past the end, a short buffer) and copies
+ * it. accel_tensor_set_strings() builds the list from n items (items[k],
+ * lens[k] bytes each; n must be the element count): -EINVAL, -E2BIG (the
+ * list would pass 2 GiB), -ENOMEM. An invoke with a string input never set
+ * fails with -EINVAL; one whose request would exceed acceld's
+ * max_frame_bytes fails with -EMSGSIZE (accel_last_status()
+ * RESOURCE_EXHAUSTED_PERSISTENT) before anything is sent (the connection
+ * stays usable), and one whose outputs would exceed it in the
+ * reply with -ENOMEM (RESOURCE_EXHAUSTED_PERSISTENT, naming the limit).
+ *
+ * accel_tensor_string_count() returns N, -EINVAL (not a string tensor) or
+ * -ENODATA (no list yet); accel_tensor_string_get() points *ret_data at
+ * string i inside the tensor (valid until its next set or invoke) with its
+ * length: 0, -ERANGE (i >= N), -EBADMSG (a malformed list from acceld).
+ * Resizing an input drops its list. Same thread rules as the interpreter.
+ */
+ACCEL_EXPORT int accel_tensor_set_strings(accel_tensor_t *t, const void *const *items, const size_t *lens,
+                                          size_t n);
+ACCEL_EXPORT int accel_tensor_string_count(const accel_tensor_t *t);
+ACCEL_EXPORT int accel_tensor_string_get(const accel_tensor_t *t, size_t i, const void **ret_data,
+                                         size_t *ret_len);
 /* "float32", "int8", ... */
 ACCEL_EXPORT const char *accel_type_name(accel_type_t type);
 

@@ -500,7 +500,8 @@ static PyObject *interp_write(PyObject *self, PyObject *args) {
 }
 
 /* write_string(i, bytes): a string input in TFLite's serialized layout,
- * of any size (in-process only: acceld takes fixed-size inputs). */
+ * of any size (served: libaccel keeps the list and sends it inline with
+ * each invoke). */
 static PyObject *interp_write_string(PyObject *self, PyObject *args) {
         NativeInterp *it = (NativeInterp *) self;
         Py_buffer b;
@@ -512,20 +513,19 @@ static PyObject *interp_write_string(PyObject *self, PyObject *args) {
                 PyBuffer_Release(&b);
                 return NULL;
         }
-        if (!it->local) {
-                PyBuffer_Release(&b);
-                return native_raise(-EOPNOTSUPP, "UNSUPPORTED",
-                                    "acceld does not take string inputs yet; use local=True for this model");
-        }
         if (!it->allocated) {
                 PyBuffer_Release(&b);
                 PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
                 return NULL;
         }
-        LOCKED(it, r = rt_interp_copy_in(it->rit, i, b.buf, (size_t) b.len));
+        if (it->local)
+                LOCKED(it, r = rt_interp_copy_in(it->rit, i, b.buf, (size_t) b.len));
+        else
+                LOCKED(it, r = accel_tensor_copy_from_buffer(accel_interp_input_tensor(it->ait, i), b.buf,
+                                                             (size_t) b.len));
         PyBuffer_Release(&b);
         if (r < 0)
-                return raise_local(it, r, NULL);
+                return it->local ? raise_local(it, r, NULL) : native_raise_accel(r);
         it->generation++;
         Py_RETURN_NONE;
 }
