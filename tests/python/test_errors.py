@@ -99,14 +99,6 @@ def test_not_found(daemon, model):
     assert e.value.status == "NOT_FOUND"
 
 
-def test_unsupported_string_inputs_served(daemon, model):
-    it = accel.Interpreter(model_path=model("ops/tf_testdata_string.bin"), socket=daemon.socket)
-    it.allocate_tensors()
-    d = it.get_input_details()[0]
-    with pytest.raises(accel.Unsupported):
-        it.set_tensor(d["index"], np.full(d["shape"], b"a", dtype=object))
-
-
 def test_resource_exhausted(model):
     d = Daemon("--max-models-per-uid", "1")
     try:

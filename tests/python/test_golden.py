@@ -76,11 +76,6 @@ def test_golden_served(daemon, models, m):
         pytest.skip(f"{m['file']} is not stored in ../shared (see its README)")
     it = accel.Interpreter(model_path=path, socket=daemon.socket)
     it.allocate_tensors()
-    if any(t["type"] == "string" for t in m["inputs"]):
-        # acceld takes fixed-size inputs only; string models run local=True.
-        with pytest.raises(accel.Unsupported, match="string inputs"):
-            _run(it, models, m)
-        return
     got = _run(it, models, m)
     info = it.execution_info()
     assert not info["local"]

@@ -176,13 +176,7 @@ def test_strings_in_process_bytes_exact(model):
         it.set_tensor(d["index"], np.zeros(d["shape"], np.float32))
 
 
-def test_strings_served_refused_with_reason(daemon, model):
-    it = accel.Interpreter(model_path=model("ops/tf_testdata_string.bin"), socket=daemon.socket)
-    it.allocate_tensors()
-    d = it.get_input_details()[0]
-    assert d["dtype"] == np.bytes_
-    with pytest.raises(accel.Unsupported, match="string inputs"):
-        it.set_tensor(d["index"], np.full(d["shape"], b"a", dtype=object))
+# Served strings: tests/python/test_strings.py.
 
 
 # ---- local=True's default ----

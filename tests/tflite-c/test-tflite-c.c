@@ -202,13 +202,6 @@ out:
 
 /* Every runnable model; returns the number that failed, printing one line
  * per model (the report's table). */
-static bool has_string_input(const golden_model_t *g) {
-        for (size_t i = 0; i < g->n_inputs; i++)
-                if (g->inputs[i].type == RT_TYPE_STRING)
-                        return true;
-        return false;
-}
-
 static int run_all(const char *mode, golden_tol_kind_t kind) {
         const char *shared = golden_shared_dir();
         golden_manifest_t *man = NULL;
@@ -234,13 +227,6 @@ static int run_all(const char *mode, golden_tol_kind_t kind) {
                 TfLiteInterpreterOptionsSetNumThreads(o, 1);
                 TfLiteStatus st = run_golden(g, o, kind, why, sizeof(why));
                 TfLiteInterpreterOptionsDelete(o);
-                if (strcmp(mode, "served") == 0 && has_string_input(g)) {
-                        /* Documented: refused with a message, not served. */
-                        ck_assert_int_eq(st, kTfLiteError);
-                        ck_assert_ptr_nonnull(strstr(reported, "string inputs are not served"));
-                        fprintf(stderr, "tflite-c %s %-50s REFUSED as documented (string input)\n", mode, g->name);
-                        continue;
-                }
                 fprintf(stderr, "tflite-c %s %-50s %s%s%s\n", mode, g->name, st == kTfLiteOk ? "PASS" : "FAIL",
                         st == kTfLiteOk ? "" : ": ", why);
                 if (st == kTfLiteOk)
