@@ -218,3 +218,18 @@ uint8_t *tfb_model_counter_string(size_t *ret_size) {
         tfb_free(b);
         return bytes;
 }
+
+uint8_t *tfb_model_gather_string_rows(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        const tfb_option_t axis[] = { TFB_OPT_I32(0, 1) };
+        int32_t in = tfb_tensor(b, RT_TYPE_STRING, "input", 2, TFB_DIMS(1, 3));
+        int32_t idx = tfb_tensor(b, RT_TYPE_INT32, "indices", 1, TFB_DIMS(1));
+        int32_t out = tfb_tensor(b, RT_TYPE_STRING, "output", 2, TFB_DIMS(1, 1));
+        op(b, RT_BUILTIN_GATHER, RT_OPTIONS_GATHER, axis, 1, TFB_IDS(in, idx), 2, TFB_IDS(out), 1);
+        tfb_io(b, TFB_IDS(in, idx), 2, TFB_IDS(out), 1);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}

@@ -54,3 +54,6 @@ uint8_t *tfb_model_lstm(size_t *ret_size);
 uint8_t *tfb_model_gather_string(size_t *ret_size);
 uint8_t *tfb_model_string_0d(size_t *ret_size);
 uint8_t *tfb_model_counter_string(size_t *ret_size);
+/* output[1, 1] = GATHER(input[1, 3] string, indices[1] int32, axis 1):
+ * every first dimension 1, the shape dynamic batching takes. */
+uint8_t *tfb_model_gather_string_rows(size_t *ret_size);

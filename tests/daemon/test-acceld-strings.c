@@ -554,6 +554,84 @@ START_TEST(test_strings_in_region) {
 }
 END_TEST
 
+/* A string model whose every first dimension is 1, on an instance asked
+ * to batch: executions queued together still run one by one (a batch
+ * cannot stack string lists), each with its own result. */
+START_TEST(test_strings_never_batched) {
+        size_t size;
+        uint8_t *model = tfb_model_gather_string_rows(&size);
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__PrepareModelRequest p = ACCELD__PREPARE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+        harness_client_t c;
+        uint64_t h, ids[3];
+
+        up();
+        harness_client_open(&c, d.sock);
+        p.has_model = 1;
+        p.model.data = model;
+        p.model.len = size;
+        p.settings_json = (char *) SETTINGS;
+        p.has_max_batch_size = 1;
+        p.max_batch_size = 4;
+        p.has_max_queue_delay_us = 1;
+        p.max_queue_delay_us = 200000;
+        req.body_case = ACCELD__REQUEST__BODY_PREPARE_MODEL;
+        req.prepare_model = &p;
+        r = harness_transact(&c, &req, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+        h = r->prepare_model->handle;
+        harness_resp_free(r);
+        for (int k = 0; k < 3; k++) {
+                char s[3][8];
+                const char *items[3] = { s[0], s[1], s[2] };
+                size_t lens[3], n;
+                uint8_t *list;
+                int32_t idx = k;
+                Acceld__Request x = ACCELD__REQUEST__INIT;
+                Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+                Acceld__TensorData a = ACCELD__TENSOR_DATA__INIT, b = ACCELD__TENSOR_DATA__INIT;
+                Acceld__TensorData *in[2] = { &a, &b };
+
+                for (int j = 0; j < 3; j++)
+                        lens[j] = (size_t) snprintf(s[j], sizeof(s[j]), "r%d.%d", k, j);
+                list = list_make(items, lens, 3, &n);
+                a.has_data = b.has_data = 1;
+                a.data.data = list;
+                a.data.len = n;
+                b.data.data = (uint8_t *) &idx;
+                b.data.len = sizeof(idx);
+                e.has_handle = 1;
+                e.handle = h;
+                e.n_inputs = 2;
+                e.inputs = in;
+                x.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+                x.execute = &e;
+                ids[k] = harness_send(&c, &x, NULL, 0);
+                free(list);
+        }
+        for (int got = 0; got < 3; got++) {
+                char want[8];
+                int k = 0, wn;
+
+                /* Replies come as executions finish, in any order. */
+                r = harness_recv(&c);
+                while (k < 3 && r->request_id != ids[k])
+                        k++;
+                ck_assert_int_lt(k, 3);
+                wn = snprintf(want, sizeof(want), "r%d.%d", k, k);
+                ck_assert_msg(r->status == ACCELD__STATUS__NONE, "%s", r->message);
+                ck_assert_uint_eq(r->execute->batch_size, 1);
+                ck_assert_uint_eq(r->execute->outputs[0]->data.len, 12 + (size_t) wn);
+                ck_assert(memcmp(r->execute->outputs[0]->data.data + 12, want, (size_t) wn) == 0);
+                harness_resp_free(r);
+        }
+        harness_client_close(&c);
+        free(model);
+        down();
+}
+END_TEST
+
 /* Lists over max_frame_bytes through libaccel: an input too big is refused
  * before it is sent (the connection stays usable); outputs too big for one
  * reply are refused by acceld naming the limit; both then run small. */
@@ -619,6 +697,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_strings_client_checks);
         tcase_add_test(tc, test_strings_malformed_lists);
         tcase_add_test(tc, test_strings_in_region);
+        tcase_add_test(tc, test_strings_never_batched);
         tcase_add_test(tc, test_strings_over_frame_limit);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
