@@ -492,6 +492,37 @@ START_TEST(test_strings_malformed_lists) {
         memcpy(bad + 4, &v, 4);
         expect_refused(frames_execute(&c, h, bad, n, 0), ACCELD__STATUS__INVALID_ARGUMENT, "out of order", "first");
 
+        /* reply_inline is instead of a region, never beside one. */
+        {
+                Acceld__Request req = ACCELD__REQUEST__INIT;
+                Acceld__ExecuteRequest e = ACCELD__EXECUTE_REQUEST__INIT;
+                Acceld__TensorData a = ACCELD__TENSOR_DATA__INIT, b = ACCELD__TENSOR_DATA__INIT;
+                Acceld__TensorData o = ACCELD__TENSOR_DATA__INIT;
+                Acceld__TensorData *in[2] = { &a, &b }, *out[1] = { &o };
+                int64_t idx[3] = { 0, 1, 2 };
+
+                a.has_data = b.has_data = 1;
+                a.data.data = good;
+                a.data.len = n;
+                b.data.data = (uint8_t *) idx;
+                b.data.len = sizeof(idx);
+                o.has_reply_inline = o.reply_inline = 1;
+                o.has_data = 1;
+                e.has_handle = 1;
+                e.handle = h;
+                e.n_inputs = 2;
+                e.inputs = in;
+                e.n_outputs = 1;
+                e.outputs = out;
+                req.body_case = ACCELD__REQUEST__BODY_EXECUTE;
+                req.execute = &e;
+                expect_refused(harness_transact(&c, &req, NULL, 0), ACCELD__STATUS__INVALID_ARGUMENT,
+                               "reply_inline", "reply_inline with data");
+                /* Alone it is the way to have a string output back. */
+                o.has_data = 0;
+                expect_gathered(harness_transact(&c, &req, NULL, 0));
+        }
+
         expect_gathered(frames_execute(&c, h, good, n, 0));
         free(bad);
         free(good);
