@@ -185,3 +185,16 @@ def test_over_frame_limit():
         assert list(it.get_tensor(o)) == [b"z"] * 3
     finally:
         d.stop()
+
+
+def test_resized_string_input(make, built):
+    it = make(built("gather_string"))
+    ins = it.get_input_details()
+    it.resize_tensor_input(ins[0]["index"], [5])
+    it.allocate_tensors()
+    assert list(it.get_input_details()[0]["shape"]) == [5]
+    items = [b"v\0", b"w", b"", b"y\0\0", b"z"]
+    it.set_tensor(ins[0]["index"], np.array(items, dtype=object))
+    it.set_tensor(ins[1]["index"], np.array([4, 0, 3], np.int64))
+    it.invoke()
+    assert list(it.get_tensor(it.get_output_details()[0]["index"])) == [b"z", b"v\0", b"y\0\0"]
