@@ -495,12 +495,13 @@ class Interpreter:
             return v.copy()
 
     def tensor(self, tensor_index):
-        """A function returning a numpy view of input or output
-        `tensor_index`, without copying: the array's memory is the buffer
-        acceld reads the inputs from and writes the outputs to. Hold the
-        function, not the array, across invoke(), allocate_tensors() and
-        resize_tensor_input() (they raise RuntimeError while views are
-        alive, as in tflite_runtime)."""
+        """A function returning a numpy view of tensor `tensor_index`,
+        without copying: for an input or output the buffer acceld reads the
+        inputs from and writes the outputs to; in-process any tensor's
+        memory (constants read-only); served constants are read-only arrays
+        of the model's bytes. Hold the function, not the array, across
+        invoke(), allocate_tensors() and resize_tensor_input() (they raise
+        RuntimeError while views are alive, as in tflite_runtime)."""
         t = self._check_tensor_index(tensor_index)
         def view():
             with self._lock:
