@@ -26,6 +26,7 @@ def make(request, daemon, model):
             kw["socket"] = daemon.socket
         return accel.Interpreter(model_path=model(MODEL), **kw)
     build.kind = request.param
+    build.socket = daemon.socket
     return build
 
 
@@ -169,3 +170,40 @@ def test_set_string_output_in_process(model):
     items = np.array([b"x\0" * (k % 3) for k in range(int(np.prod(o["shape"])))], dtype=object)
     it.set_tensor(o["index"], items.reshape(o["shape"]))
     assert list(it.get_tensor(o["index"]).ravel()) == list(items)
+
+
+def test_variable_tensors_in_process(make, model):
+    """An LSTM's state (variable tensors 16, 17) can be read and set
+    in-process: a fresh interpreter given another's state continues as it."""
+    path = model("mnist_lstm_int8.tflite")
+    if make.kind == "served":
+        it = accel.Interpreter(model_path=path, socket=make.socket)
+        it.allocate_tensors()
+        with pytest.raises(ValueError, match="is a variable tensor.*experimental_preserve_all_tensors"):
+            it.get_tensor(16)
+        return
+    a = accel.Interpreter(model_path=path, local=True)
+    b = accel.Interpreter(model_path=path, local=True)
+    for it in (a, b):
+        it.allocate_tensors()
+    d = a.get_input_details()[0]
+    rng = np.random.default_rng(7)
+    x1, x2 = (rng.integers(-128, 128, d["shape"], dtype=np.int8) for _ in range(2))
+    a.set_tensor(d["index"], x1)
+    a.invoke()
+    state = [a.get_tensor(t) for t in (16, 17)]
+    assert state[0].dtype == np.int8 and state[1].dtype == np.int16 and state[1].any()
+    for t, v in zip((16, 17), state):
+        b.set_tensor(t, v)
+        np.testing.assert_array_equal(b.get_tensor(t), v)
+    out = a.get_output_details()[0]["index"]
+    for it in (a, b):
+        it.set_tensor(d["index"], x2)
+        it.invoke()
+    np.testing.assert_array_equal(a.get_tensor(out), b.get_tensor(out))
+    # Without the state, the same input gives another output.
+    c = accel.Interpreter(model_path=path, local=True)
+    c.allocate_tensors()
+    c.set_tensor(d["index"], x2)
+    c.invoke()
+    assert not np.array_equal(c.get_tensor(out), a.get_tensor(out))

@@ -344,8 +344,9 @@ class Interpreter:
         return int(tensor_index)
 
     def _served_intermediate(self, t):
-        name = self._info["tensors"][t]["name"]
-        return ValueError(f"Tensor {t} ('{name}') is an intermediate tensor: a served model keeps those in "
+        info = self._info["tensors"][t]
+        name, kind = info["name"], "a variable" if info["is_variable"] else "an intermediate"
+        return ValueError(f"Tensor {t} ('{name}') is {kind} tensor: a served model keeps those in "
                           f"acceld's memory. Pass experimental_preserve_all_tensors=True (the interpreter then "
                           f"runs in this process and keeps every tensor) or local=True to read or set it")
 
@@ -474,7 +475,7 @@ class Interpreter:
             else:
                 # A served output: the bytes this process shares with acceld.
                 dst = np.frombuffer(self._native.buffer(_OUTPUT, self._where[t][1]), np.uint8, count=nbytes)
-                dst[:] = value.view(np.uint8).ravel()
+                dst[:] = np.frombuffer(value.tobytes(), np.uint8)
                 del dst
 
     def _view(self, io, i):
