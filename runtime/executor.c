@@ -39,6 +39,7 @@ struct rt_exec {
         size_t arena_bytes;    /* planned size */
         size_t arena_cap;      /* allocated size */
         bool shared_arena;     /* arena from rt_shm_alloc() (shm.h) */
+        bool preserve_all;     /* no tensor shares arena bytes with another */
         uint64_t arena_shm;    /* its registry id, 0 otherwise */
         scratch_t *scratch;
         size_t n_scratch;
@@ -618,7 +619,7 @@ int rt_exec_resize_tensor(rt_exec_t *e, int32_t tensor, int32_t rank, const int3
 
 /* ---- allocate ---- */
 
-static void lifetimes_compute(rt_graph_t *g) {
+static void lifetimes_compute(rt_graph_t *g, bool preserve_all) {
         for (int32_t i = 0; i < g->n_tensors; i++) {
                 rt_tensor_meta_t *m = &g->meta[i];
                 m->used = m->graph_input || m->graph_output;
@@ -652,6 +653,13 @@ static void lifetimes_compute(rt_graph_t *g) {
                  * in once and invoke many times) or outputs. */
                 if (m->graph_output || m->graph_input)
                         m->last_use = end;
+                /* Preserving every tensor (TFLite's preserve_all_tensors):
+                 * each lives through the whole plan, so none is reused
+                 * and all keep their last values after an invoke. */
+                if (preserve_all && m->used) {
+                        m->first_use = 0;
+                        m->last_use = end;
+                }
                 if (m->used && m->first_use < 0)
                         m->first_use = 0;
                 if (m->last_use < m->first_use)
@@ -710,6 +718,13 @@ void rt_exec_set_shared_arena(rt_exec_t *e, bool shared) {
         e->shared_arena = shared;
         /* The next allocate places the arena where it now belongs. */
         arena_free(e);
+        e->allocated = false;
+}
+
+void rt_exec_set_preserve_all(rt_exec_t *e, bool preserve) {
+        if (!e || e->preserve_all == preserve)
+                return;
+        e->preserve_all = preserve;
         e->allocated = false;
 }
 
@@ -863,7 +878,7 @@ int rt_exec_allocate(rt_exec_t *e) {
                 if (g->tensors[i].alloc == RT_ALLOC_DYNAMIC && !m->dynamic)
                         g->tensors[i].alloc = RT_ALLOC_NONE;
         }
-        lifetimes_compute(g);
+        lifetimes_compute(g, e->preserve_all);
         e->phase = PHASE_PREPARE;
         int k = prepare_nodes(e);
         e->phase = PHASE_IDLE;

@@ -105,6 +105,14 @@ const struct rt_driver_weights *rt_exec_weights(const rt_exec_t *e);
  */
 void rt_exec_set_shared_arena(rt_exec_t *e, bool shared);
 
+/*
+ * Give every tensor its own arena bytes (no reuse between tensors whose
+ * lifetimes do not overlap), so that intermediate tensors keep the values
+ * of the last invoke, like TFLite's preserve_all_tensors. The arena grows
+ * to the sum of the tensors. Takes effect at the next rt_exec_allocate().
+ */
+void rt_exec_set_preserve_all(rt_exec_t *e, bool preserve);
+
 /* reg->free for every node, then everything else. NULL-safe; returns NULL. */
 rt_exec_t *rt_exec_free(rt_exec_t *e);
 

@@ -43,6 +43,7 @@ struct rt_interp_options {
         rt_wcache_t *wcache;            /* borrowed */
         char model_key[96];
         bool shared_arena;
+        bool preserve_all;
 };
 
 /* A resource variable (VAR_HANDLE / ASSIGN_VARIABLE / READ_VARIABLE),
@@ -105,6 +106,7 @@ struct rt_interp {
         char delegation_note[512];    /* what ran instead of the asked delegate, and why; or "" */
         op_list_t ops;  /* the interpreter's own copies of added ops */
         int32_t num_threads;
+        bool preserve_all;  /* every tensor keeps its bytes (no arena reuse) */
         rt_error_reporter_t reporter;
         void *reporter_data;
         char err[1024];
@@ -212,6 +214,13 @@ int rt_interp_options_set_shared_arena(rt_interp_options_t *o, bool shared) {
         if (!o)
                 return -EINVAL;
         o->shared_arena = shared;
+        return 0;
+}
+
+int rt_interp_options_set_preserve_all_tensors(rt_interp_options_t *o, bool preserve) {
+        if (!o)
+                return -EINVAL;
+        o->preserve_all = preserve;
         return 0;
 }
 
@@ -455,6 +464,7 @@ static rt_exec_t *sub_get(rt_interp_t *it, int32_t s, char *err, size_t err_size
                 return NULL;
         }
         rt_exec_set_host(e, &it->host);
+        rt_exec_set_preserve_all(e, it->preserve_all);
         it->subs[s] = e;
         return e;
 }
@@ -855,6 +865,7 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
         it->model = model;
         it->has_state = model_has_state(model);
         it->num_threads = options ? options->num_threads : -1;
+        it->preserve_all = options && options->preserve_all;
         if (options) {
                 it->reporter = options->reporter;
                 it->reporter_data = options->reporter_data;
@@ -905,6 +916,7 @@ int rt_interp_create(const rt_model_t *model, const rt_interp_options_t *options
         rt_exec_set_host(it->exec, &it->host);
         if (options && options->shared_arena)
                 rt_exec_set_shared_arena(it->exec, true);
+        rt_exec_set_preserve_all(it->exec, it->preserve_all);
         /* Every subgraph is built now; options->resolver (the resolver's
          * fallback) is only borrowed for this call. */
         it->resolver = rt_resolver_free(it->resolver);
@@ -1092,29 +1104,30 @@ static int strings_check(const uint8_t *p, size_t size, size_t count, char *why,
         return 0;
 }
 
-int rt_interp_copy_in(rt_interp_t *it, int32_t i, const void *data, size_t size) {
-        if (!it)
-                return -EINVAL;
-        int32_t ti = input_index(it, i);
-        if (ti < 0)
-                return interp_fail(it, -EINVAL, "input %d out of range (%d inputs)", i,
-                                   rt_interp_input_count(it));
+/* Copy `size` bytes into graph tensor `ti`, called `what` `i` in messages
+ * ("input 0", "tensor 5"): strings replace the tensor's heap block, other
+ * types must match its byte size. */
+static int tensor_copy_in(rt_interp_t *it, int32_t ti, const char *what, int32_t i, const void *data,
+                          size_t size) {
         if (!data && size > 0)
-                return interp_fail(it, -EINVAL, "input %d: no data", i);
+                return interp_fail(it, -EINVAL, "%s %d: no data", what, i);
         if (rt_exec_needs_allocate(it->exec))
-                return interp_fail(it, -EINVAL, "input %d: tensors are not allocated", i);
+                return interp_fail(it, -EINVAL, "%s %d: tensors are not allocated", what, i);
         rt_graph_t *g = graph(it);
         rt_tensor_t *t = &g->tensors[ti];
         char shape[128];
         shape_format(t, shape, sizeof(shape));
+        if (t->alloc == RT_ALLOC_CONST)
+                return interp_fail(it, -EINVAL, "%s %d '%s' (%s) is a constant of the model: read-only", what, i,
+                                   t->name, shape);
         if (t->type == RT_TYPE_STRING) {
                 char why[160];
                 if (strings_check(data, size, rt_tensor_count(t), why, sizeof(why)) < 0)
-                        return interp_fail(it, -EINVAL, "input %d '%s' (%s): %s", i, t->name, shape, why);
+                        return interp_fail(it, -EINVAL, "%s %d '%s' (%s): %s", what, i, t->name, shape, why);
                 rt_tensor_meta_t *m = &g->meta[ti];
                 void *p = malloc(size);
                 if (!p)
-                        return interp_fail(it, -ENOMEM, "input %d: out of memory", i);
+                        return interp_fail(it, -ENOMEM, "%s %d: out of memory", what, i);
                 memcpy(p, data, size);
                 free(m->heap);
                 m->heap = p;
@@ -1125,10 +1138,45 @@ int rt_interp_copy_in(rt_interp_t *it, int32_t i, const void *data, size_t size)
         }
         size_t want = rt_graph_tensor_bytes(t, NULL);
         if (size != want || !t->data)
-                return interp_fail(it, -EINVAL, "input %d '%s': expected %zu bytes (%s), got %zu", i,
-                                   t->name, want, shape, size);
+                return interp_fail(it, -EINVAL, "%s %d '%s': expected %zu bytes (%s), got %zu%s", what, i,
+                                   t->name, want, shape, size, t->data ? "" : " (it has no storage)");
         memcpy(t->data, data, size);
         return 0;
+}
+
+int rt_interp_copy_in(rt_interp_t *it, int32_t i, const void *data, size_t size) {
+        if (!it)
+                return -EINVAL;
+        int32_t ti = input_index(it, i);
+        if (ti < 0)
+                return interp_fail(it, -EINVAL, "input %d out of range (%d inputs)", i,
+                                   rt_interp_input_count(it));
+        return tensor_copy_in(it, ti, "input", i, data, size);
+}
+
+int32_t rt_interp_tensor_count(const rt_interp_t *it) {
+        return it ? graph(it)->n_tensors : 0;
+}
+
+const rt_tensor_t *rt_interp_tensor(const rt_interp_t *it, int32_t t) {
+        if (!it || t < 0 || t >= graph(it)->n_tensors)
+                return NULL;
+        return &graph(it)->tensors[t];
+}
+
+void *rt_interp_tensor_data(rt_interp_t *it, int32_t t) {
+        const rt_tensor_t *x = rt_interp_tensor(it, t);
+        if (!x || x->alloc == RT_ALLOC_CONST || rt_exec_needs_allocate(it->exec))
+                return NULL;
+        return x->data;
+}
+
+int rt_interp_tensor_copy_in(rt_interp_t *it, int32_t t, const void *data, size_t size) {
+        if (!it)
+                return -EINVAL;
+        if (t < 0 || t >= graph(it)->n_tensors)
+                return interp_fail(it, -EINVAL, "tensor %d out of range (%d tensors)", t, graph(it)->n_tensors);
+        return tensor_copy_in(it, t, "tensor", t, data, size);
 }
 
 int rt_interp_copy_out(const rt_interp_t *it, int32_t i, void *data, size_t size) {

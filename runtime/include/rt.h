@@ -137,6 +137,19 @@ int rt_interp_options_set_weights_cache(rt_interp_options_t *o, rt_wcache_t *c, 
  */
 int rt_interp_options_set_shared_arena(rt_interp_options_t *o, bool shared);
 
+/*
+ * Keep every tensor's contents after an invoke, like TFLite's
+ * InterpreterOptions::SetPreserveAllTensors (Python's
+ * experimental_preserve_all_tensors): the arena gives each tensor of the
+ * plan bytes of its own instead of reusing them once a tensor is dead, so
+ * rt_interp_tensor() shows every intermediate value of the last invoke.
+ * Costs memory (the arena becomes the sum of the tensors). Tensors inside a
+ * group run by a delegate's driver are that driver's business and get no
+ * storage (as in TFLite): run on the reference kernels (delegate NONE) to
+ * see them all. Off by default. 0 or -EINVAL.
+ */
+int rt_interp_options_set_preserve_all_tensors(rt_interp_options_t *o, bool preserve);
+
 /* ---- interpreter ---- */
 
 /*
@@ -212,6 +225,34 @@ int rt_interp_copy_out(const rt_interp_t *it, int32_t i, void *data, size_t size
  * for out-of-range indices, and for dynamic outputs before invoke. */
 void *rt_interp_input_data(rt_interp_t *it, int32_t i);
 const void *rt_interp_output_data(const rt_interp_t *it, int32_t i);
+
+/*
+ * Every tensor of subgraph 0 by its model index (TFLite's
+ * Interpreter::tensor(i)), inputs and outputs included: 0 ..
+ * rt_interp_tensor_count() - 1. The struct is owned by the interpreter and
+ * valid for its lifetime; NULL when out of range. Its data is NULL for a
+ * tensor no node of the execution plan uses (e.g. one inside a delegated
+ * group) or before rt_interp_allocate_tensors(); constants point into the
+ * model (read-only). An intermediate's bytes hold its value of the last
+ * invoke only with rt_interp_options_set_preserve_all_tensors(); otherwise
+ * the arena reuses them for later tensors, as TFLite's does.
+ */
+int32_t rt_interp_tensor_count(const rt_interp_t *it);
+const rt_tensor_t *rt_interp_tensor(const rt_interp_t *it, int32_t t);
+
+/* Writable bytes of tensor t (valid as rt_interp_input_data()'s); NULL for
+ * constants, before allocate, out of range, or a tensor without storage. */
+void *rt_interp_tensor_data(rt_interp_t *it, int32_t t);
+
+/*
+ * Copy `size` bytes into tensor t, any non-constant tensor (an input, an
+ * output, an intermediate, a variable), with rt_interp_copy_in()'s rules:
+ * the exact byte size, string tensors in the serialized layout (checked).
+ * A value written into an intermediate or an output is overwritten by the
+ * next invoke. 0 or -EINVAL with a message (constant, no storage, wrong
+ * size, not allocated, out of range), -ENOMEM.
+ */
+int rt_interp_tensor_copy_in(rt_interp_t *it, int32_t t, const void *data, size_t size);
 
 /* ---- caller buffers (zero-copy inputs and outputs) ---- */
 

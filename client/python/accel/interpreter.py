@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """accel.Interpreter: tflite_runtime.interpreter.Interpreter, served by acceld.
 
-Tensor indices are the model's own (subgraph 0), as in tflite_runtime. Only
-the model's inputs and outputs live in the interpreter's memory (acceld's
-shared-memory buffer, or the in-process arena with local=True): get_tensor
-and tensor() on an intermediate tensor raise ValueError.
+Tensor indices are the model's own (subgraph 0), as in tflite_runtime.
+Served, only the model's inputs and outputs live in memory this process
+shares with acceld; constants are read from the model. In-process
+(local=True, and every interpreter with experimental_preserve_all_tensors)
+every tensor is addressable, as in tflite_runtime.
 
 Where TFLite versions differ, this follows the newest interpreter.py
 (TensorFlow 2.18+ / ai_edge_litert): see docs/python.md.
@@ -184,6 +185,7 @@ class Interpreter:
                              "acceld chooses the accelerator (ask for one with settings={'delegate': ...})")
         self._delegates = []
         self._preserve_all_tensors = bool(experimental_preserve_all_tensors)
+        self._model_path, self._model_content = model_path, model_content
         # acceld's own arguments.
         if isinstance(priority, str):
             priority = priority.upper()
@@ -205,7 +207,10 @@ class Interpreter:
         if socket is not None:
             socket = os.fspath(socket)
         self._lock = threading.RLock()
-        self._local = bool(local)
+        # Intermediate tensors of a served model live in acceld's memory,
+        # in an instance other interpreters share, and are reused within an
+        # invoke: an interpreter that preserves them runs in this process.
+        self._local = bool(local) or self._preserve_all_tensors
         fallback = None
         if settings is None and resolver in _RESOLVER_REF:
             settings = {"delegate": "NONE"}
@@ -222,7 +227,8 @@ class Interpreter:
                                   f"{e.message}", e.status, e.errno) from None
         args = dict(path=model_path, content=model_content, socket=socket, priority=prio,
                     deadline_ms=deadline_ms or 0, local=self._local, preference=pref,
-                    prepare_deadline_ms=prepare_deadline_ms or 0)
+                    prepare_deadline_ms=prepare_deadline_ms or 0,
+                    preserve_all_tensors=self._preserve_all_tensors)
         try:
             self._native = _native.Interp(settings=self._settings, **args)
         except (AccelError, RuntimeError):
@@ -276,6 +282,9 @@ class Interpreter:
         if subgraph_index == 0 and tensor_index in self._where:
             with self._lock:
                 _, _, shape, _ = self._native.tensor(*self._where[tensor_index])
+        elif subgraph_index == 0 and self._local:
+            with self._lock:
+                _, _, shape, _, _ = self._native.tensor_at(tensor_index)
         return tensor_details(tensors[tensor_index], tensor_index, shape)
 
     def get_input_details(self):
@@ -320,14 +329,68 @@ class Interpreter:
         return [self._get_op_details(i) for i in range(len(self._info["ops"]))]
 
     def _locate(self, tensor_index, what):
-        try:
-            return self._where[int(tensor_index)]
-        except (KeyError, TypeError, ValueError):
-            n = len(self._info["tensors"])
-            if not isinstance(tensor_index, (int, np.integer)) or not 0 <= int(tensor_index) < n:
-                raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {n}") from None
-            raise ValueError(f"Tensor {tensor_index} is neither an input nor an output of the model: acceld "
-                             f"exposes only those to {what}") from None
+        """(io, position) of an input or output tensor; ValueError for any
+        other index (resize_tensor_input takes inputs only)."""
+        t = self._check_tensor_index(tensor_index)
+        if t not in self._where:
+            raise ValueError(f"Tensor {t} is neither an input nor an output of the model")
+        return self._where[t]
+
+    def _check_tensor_index(self, tensor_index):
+        """tensor_index as an int, or tflite_runtime's ValueError."""
+        n = len(self._info["tensors"])
+        if not isinstance(tensor_index, (int, np.integer)) or not 0 <= int(tensor_index) < n:
+            raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {n}")
+        return int(tensor_index)
+
+    def _served_intermediate(self, t):
+        info = self._info["tensors"][t]
+        name, kind = info["name"], "a variable" if info["is_variable"] else "an intermediate"
+        return ValueError(f"Tensor {t} ('{name}') is {kind} tensor: a served model keeps those in "
+                          f"acceld's memory. Pass experimental_preserve_all_tensors=True (the interpreter then "
+                          f"runs in this process and keeps every tensor) or local=True to read or set it")
+
+    def _tensor_info(self, t):
+        """(name, type number, current shape, bytes, storage) of tensor t,
+        storage being 'input' / 'output' (the interpreter's I/O memory),
+        'const' (the model's read-only bytes), 'data' (in-process memory),
+        'none' (no bytes) or 'served' (an intermediate inside acceld)."""
+        if t in self._where:
+            io, i = self._where[t]
+            name, type_number, shape, nbytes = self._native.tensor(io, i)
+            return name, type_number, shape, nbytes, ("input" if io == _INPUT else "output")
+        if self._local:
+            return self._native.tensor_at(t)
+        info = self._info["tensors"][t]
+        return (info["name"], info["type"], tuple(info["shape"]), 0,
+                "const" if info["constant"] else "served")
+
+    def _array(self, buf, type_number, shape, nbytes):
+        """A numpy array over buffer `buf` holding a tensor (strings: an
+        object array of bytes). A sparse constant comes back as its
+        compressed values, flat, as tflite_runtime returns it."""
+        if type_number == STRING:
+            with memoryview(buf) as m:
+                return decode_strings(m, shape)
+        dtype = np.dtype(dtype_of(type_number))
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        count = min(count, nbytes // dtype.itemsize)
+        return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape if count == int(np.prod(shape)) else -1)
+
+    def _read(self, t):
+        """A view of tensor t (a copy of the model's bytes for a served
+        constant). Call with the lock held."""
+        if t in self._where:
+            return self._view(*self._where[t])
+        name, type_number, shape, nbytes, storage = self._tensor_info(t)
+        if storage == "served":
+            raise self._served_intermediate(t)
+        if storage == "const" and not self._local:
+            data = _native.model_constant(path=self._model_path, content=self._model_content, tensor=t)
+            return self._array(data, type_number, shape, len(data))
+        if storage == "none" and not self._allocated:
+            raise ValueError("Tensor data is null. Run allocate_tensors() first")
+        return self._array(self._native.buffer_at(t), type_number, shape, nbytes)
 
     # ---- tensors ----
 
@@ -359,12 +422,14 @@ class Interpreter:
             self._allocated = False
 
     def set_tensor(self, tensor_index, value):
-        """Copy `value` into input `tensor_index`. Its dtype and shape must
-        match the input's (ValueError otherwise, as in tflite_runtime)."""
-        io, i = self._locate(tensor_index, "set_tensor")
-        if io != _INPUT:
-            raise ValueError(f"Tensor {tensor_index} is an output; acceld lets only inputs be set")
-        name, type_number, shape, nbytes = self._native.tensor(_INPUT, i)
+        """Copy `value` into tensor `tensor_index`, with tflite_runtime's
+        checks and texts (dtype, rank, each dimension, byte size). Any tensor
+        tflite_runtime lets be set can be: inputs and outputs always;
+        intermediates and variables in-process (local=True or
+        experimental_preserve_all_tensors=True). Constants are the model's
+        read-only bytes and raise ValueError."""
+        t = self._check_tensor_index(tensor_index)
+        name, type_number, shape, nbytes, storage = self._tensor_info(t)
         if not isinstance(value, np.ndarray):
             value = np.array(value)
         if type_number == STRING:
@@ -375,53 +440,73 @@ class Interpreter:
         got_name = "STRING" if value.dtype.kind in "SUO" else value.dtype.name.upper()
         if got_name != want_name:
             raise ValueError(f"Cannot set tensor: Got value of type {got_name} but expected type {want_name} for "
-                             f"input {i}, name: {name} ")
+                             f"input {t}, name: {name} ")
         if tuple(value.shape) != tuple(shape):
             if value.ndim != len(shape):
                 raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {value.ndim} but expected "
-                                 f"{len(shape)} for input {i}.")
+                                 f"{len(shape)} for input {t}.")
             for d, (got, exp) in enumerate(zip(value.shape, shape)):
                 if got != exp:
                     raise ValueError(f"Cannot set tensor: Dimension mismatch. Got {got} but expected {exp} for "
-                                     f"dimension {d} of input {i}.")
+                                     f"dimension {d} of input {t}.")
+        if storage == "served":
+            raise self._served_intermediate(t)
+        if storage == "const":
+            raise ValueError(f"Cannot set tensor: tensor {t} ('{name}') is a constant of the model: its bytes "
+                             f"are the model's, read-only")
+        if type_number != STRING:
+            if storage == "none" or not self._allocated:
+                raise ValueError("Cannot set tensor: Tensor is unallocated. Try calling allocate_tensors() first")
+            value = np.ascontiguousarray(value)
+            if value.nbytes != nbytes:
+                raise ValueError(f"numpy array had {value.nbytes} bytes but expected {nbytes} bytes.")
         with self._lock:
-            if type_number == STRING:
-                self._native.write_string(i, encode_strings(value))
+            if storage == "input":
+                i = self._where[t][1]
+                if type_number == STRING:
+                    self._native.write_string(i, encode_strings(value))
+                else:
+                    self._native.write(i, value)
+            elif self._local:
+                self._native.write_at(t, encode_strings(value) if type_number == STRING else value)
+            elif type_number == STRING:
+                raise Unsupported(f"Cannot set tensor: {t} ('{name}') is a string output of a served model; "
+                                  f"acceld writes it at invoke")
             else:
-                self._native.write(i, np.ascontiguousarray(value))
+                # A served output: the bytes this process shares with acceld.
+                dst = np.frombuffer(self._native.buffer(_OUTPUT, self._where[t][1]), np.uint8, count=nbytes)
+                dst[:] = np.frombuffer(value.tobytes(), np.uint8)
+                del dst
 
     def _view(self, io, i):
         _, type_number, shape, nbytes = self._native.tensor(io, i)
-        buf = self._native.buffer(io, i)
-        if type_number == STRING:
-            with memoryview(buf) as m:
-                return decode_strings(m, shape)
-        dtype = np.dtype(dtype_of(type_number))
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        count = min(count, nbytes // dtype.itemsize)
-        return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape if count == int(np.prod(shape)) else -1)
+        return self._array(self._native.buffer(io, i), type_number, shape, nbytes)
 
     def get_tensor(self, tensor_index, subgraph_index=0):
-        """A copy of input or output `tensor_index`."""
+        """A copy of tensor `tensor_index`: an input, an output or a
+        constant; in-process (local=True, or experimental_preserve_all_tensors
+        =True, which keeps every intermediate's value of the last invoke)
+        any tensor, as in tflite_runtime."""
         if subgraph_index != 0:
             self._check_subgraph(int(subgraph_index))
-            raise ValueError(f"acceld serves subgraph 0 only, not {subgraph_index}")
-        io, i = self._locate(tensor_index, "get_tensor")
+            raise ValueError(f"accel addresses the tensors of subgraph 0 only, not {subgraph_index}")
+        t = self._check_tensor_index(tensor_index)
         with self._lock:
-            v = self._view(io, i)
+            v = self._read(t)
             return v.copy()
 
     def tensor(self, tensor_index):
-        """A function returning a numpy view of input or output
-        `tensor_index`, without copying: the array's memory is the buffer
-        acceld reads the inputs from and writes the outputs to. Hold the
-        function, not the array, across invoke(), allocate_tensors() and
-        resize_tensor_input() (they raise RuntimeError while views are
-        alive, as in tflite_runtime)."""
-        io, i = self._locate(tensor_index, "tensor")
+        """A function returning a numpy view of tensor `tensor_index`,
+        without copying: for an input or output the buffer acceld reads the
+        inputs from and writes the outputs to; in-process any tensor's
+        memory (constants read-only); served constants are read-only arrays
+        of the model's bytes. Hold the function, not the array, across
+        invoke(), allocate_tensors() and resize_tensor_input() (they raise
+        RuntimeError while views are alive, as in tflite_runtime)."""
+        t = self._check_tensor_index(tensor_index)
         def view():
             with self._lock:
-                return self._view(io, i)
+                return self._read(t)
         return view
 
     def invoke(self):

@@ -14,6 +14,7 @@ typedef struct {
         void *data;
         Py_ssize_t size;
         uint64_t generation;
+        bool readonly;
 } TensorBuf;
 
 PyObject *native_tensor_buf_new(NativeInterp *owner, void *data, size_t size, uint64_t generation) {
@@ -26,7 +27,16 @@ PyObject *native_tensor_buf_new(NativeInterp *owner, void *data, size_t size, ui
         b->data = data;
         b->size = (Py_ssize_t) size;
         b->generation = generation;
+        b->readonly = false;
         return (PyObject *) b;
+}
+
+PyObject *native_tensor_buf_new_readonly(NativeInterp *owner, const void *data, size_t size, uint64_t generation) {
+        PyObject *o = native_tensor_buf_new(owner, (void *) data, size, generation);
+
+        if (o)
+                ((TensorBuf *) o)->readonly = true;
+        return o;
 }
 
 static int buf_get(PyObject *self, Py_buffer *view, int flags) {
@@ -38,7 +48,7 @@ static int buf_get(PyObject *self, Py_buffer *view, int flags) {
                                 "output); call tensor() again");
                 return -1;
         }
-        if (PyBuffer_FillInfo(view, self, b->data, b->size, 0, flags) < 0)
+        if (PyBuffer_FillInfo(view, self, b->data, b->size, b->readonly, flags) < 0)
                 return -1;
         native_interp_exports_add(b->owner, 1);
         return 0;

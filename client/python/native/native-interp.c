@@ -115,7 +115,8 @@ static int create_remote(NativeInterp *it, const char *path, Py_buffer *content,
         return 0;
 }
 
-static int create_local(NativeInterp *it, const char *path, Py_buffer *content, const char *settings) {
+static int create_local(NativeInterp *it, const char *path, Py_buffer *content, const char *settings,
+                        bool preserve) {
         rt_interp_options_t *o;
         rt_settings_t s;
         char err[512] = "";
@@ -134,6 +135,7 @@ static int create_local(NativeInterp *it, const char *path, Py_buffer *content, 
                 PyErr_NoMemory();
                 return -1;
         }
+        (void) rt_interp_options_set_preserve_all_tensors(o, preserve);
         if (settings) {
                 r = rt_settings_parse_json(settings, &s, err, sizeof(err));
                 if (r < 0) {
@@ -162,11 +164,11 @@ static int create_local(NativeInterp *it, const char *path, Py_buffer *content, 
 
 static int interp_init(PyObject *self, PyObject *args, PyObject *kwargs) {
         static char *kw[] = { "path", "content", "settings", "socket", "priority", "deadline_ms", "local",
-                              "preference", "prepare_deadline_ms", NULL };
+                              "preference", "prepare_deadline_ms", "preserve_all_tensors", NULL };
         NativeInterp *it = (NativeInterp *) self;
         const char *path = NULL, *settings = NULL, *socket = NULL;
         Py_buffer content = { 0 };
-        int priority = 0, local = 0, preference = -1;
+        int priority = 0, local = 0, preference = -1, preserve = 0;
         unsigned deadline_ms = 0, prepare_deadline_ms = 0;
         int r;
 
@@ -174,9 +176,18 @@ static int interp_init(PyObject *self, PyObject *args, PyObject *kwargs) {
                 PyErr_SetString(PyExc_RuntimeError, "Interp is already initialised");
                 return -1;
         }
-        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zz*zziIpiI", kw, &path, &content, &settings, &socket,
-                                         &priority, &deadline_ms, &local, &preference, &prepare_deadline_ms))
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zz*zziIpiIp", kw, &path, &content, &settings, &socket,
+                                         &priority, &deadline_ms, &local, &preference, &prepare_deadline_ms,
+                                         &preserve))
                 return -1;
+        if (preserve && !local) {
+                /* acceld's instance is shared and holds only the inputs and
+                 * outputs in memory this process sees. */
+                if (content.buf)
+                        PyBuffer_Release(&content);
+                PyErr_SetString(PyExc_ValueError, "preserve_all_tensors needs local=True");
+                return -1;
+        }
         if (!path && !content.buf) {
                 PyErr_SetString(PyExc_ValueError, "Interp: a path or content is required");
                 return -1;
@@ -189,7 +200,7 @@ static int interp_init(PyObject *self, PyObject *args, PyObject *kwargs) {
                 return -1;
         }
         it->local = local;
-        r = local ? create_local(it, path, &content, settings) :
+        r = local ? create_local(it, path, &content, settings, preserve) :
                     create_remote(it, path, &content, settings, socket, priority, deadline_ms, preference,
                                   prepare_deadline_ms);
         if (content.buf)
@@ -530,6 +541,133 @@ static PyObject *interp_write_string(PyObject *self, PyObject *args) {
         Py_RETURN_NONE;
 }
 
+/* ---- any tensor of subgraph 0 by its model index (in-process) ---- */
+
+static const rt_tensor_t *local_tensor(NativeInterp *it, int t) {
+        const rt_tensor_t *x;
+
+        if (ready(it) < 0)
+                return NULL;
+        if (!it->local) {
+                PyErr_SetString(PyExc_ValueError, "only an in-process interpreter addresses every tensor");
+                return NULL;
+        }
+        x = rt_interp_tensor(it->rit, t);
+        if (!x)
+                PyErr_Format(PyExc_ValueError, "Invalid tensor index %d exceeds max tensor index %d", t,
+                             (int) rt_interp_tensor_count(it->rit));
+        return x;
+}
+
+/* The bytes tensor x holds (strings: their serialized size; constants:
+ * the model's buffer, compressed for a sparse one). */
+static size_t local_bytes(const rt_tensor_t *x) {
+        if (x->type == RT_TYPE_STRING || x->alloc == RT_ALLOC_CONST)
+                return x->data ? x->bytes : 0;
+        return rt_tensor_count(x) * rt_type_size(x->type);
+}
+
+/* tensor_at(t) -> (name, type, shape, nbytes, storage): storage is "const"
+ * (the model's read-only bytes), "data" (readable and writable) or "none"
+ * (no bytes: not allocated, or no node of the plan uses it). */
+static PyObject *interp_tensor_at(PyObject *self, PyObject *args) {
+        NativeInterp *it = (NativeInterp *) self;
+        const rt_tensor_t *x;
+        const char *storage;
+        PyObject *shape;
+        int t;
+
+        if (!PyArg_ParseTuple(args, "i", &t) || !(x = local_tensor(it, t)))
+                return NULL;
+        shape = PyTuple_New(x->rank);
+        for (int d = 0; shape && d < x->rank; d++) {
+                PyObject *v = PyLong_FromLong(x->dims[d]);
+
+                if (!v) {
+                        Py_CLEAR(shape);
+                        break;
+                }
+                PyTuple_SET_ITEM(shape, d, v);
+        }
+        if (!shape)
+                return NULL;
+        if (x->alloc == RT_ALLOC_CONST)
+                storage = x->data ? "const" : "none";
+        else
+                storage = it->allocated && rt_interp_tensor_data(it->rit, t) ? "data" : "none";
+        return Py_BuildValue("(siNns)", x->name ? x->name : "", (int) x->type, shape, (Py_ssize_t) local_bytes(x),
+                             storage);
+}
+
+/* buffer_at(t) -> a buffer object over tensor t's bytes (zero-copy;
+ * read-only for a constant). */
+static PyObject *interp_buffer_at(PyObject *self, PyObject *args) {
+        NativeInterp *it = (NativeInterp *) self;
+        const rt_tensor_t *x;
+        void *p;
+        int t;
+
+        if (!PyArg_ParseTuple(args, "i", &t) || !(x = local_tensor(it, t)))
+                return NULL;
+        if (x->alloc == RT_ALLOC_CONST && x->data)
+                return native_tensor_buf_new_readonly(it, x->data, local_bytes(x), it->generation);
+        if (!it->allocated) {
+                PyErr_SetString(PyExc_ValueError, "Tensor data is null. Run allocate_tensors() first");
+                return NULL;
+        }
+        p = rt_interp_tensor_data(it->rit, t);
+        if (!p) {
+                PyErr_Format(PyExc_ValueError,
+                             "Tensor data is null: tensor %d '%s' has no storage (no node of the execution plan "
+                             "uses it, e.g. it is inside a group of nodes a delegate runs; run on the reference "
+                             "kernels, settings={'delegate': 'NONE'}, to see it)", t, x->name ? x->name : "");
+                return NULL;
+        }
+        return native_tensor_buf_new(it, p, local_bytes(x), it->generation);
+}
+
+/* write_at(t, bytes): copy into any non-constant tensor (exact size;
+ * strings in TFLite's serialized layout). */
+static PyObject *interp_write_at(PyObject *self, PyObject *args) {
+        NativeInterp *it = (NativeInterp *) self;
+        const rt_tensor_t *x;
+        Py_buffer b;
+        int t, r;
+
+        if (!PyArg_ParseTuple(args, "iy*", &t, &b))
+                return NULL;
+        if (!(x = local_tensor(it, t))) {
+                PyBuffer_Release(&b);
+                return NULL;
+        }
+        if (!it->allocated) {
+                PyBuffer_Release(&b);
+                PyErr_SetString(PyExc_ValueError,
+                                "Cannot set tensor: Tensor is unallocated. Try calling allocate_tensors() first");
+                return NULL;
+        }
+        LOCKED(it, r = rt_interp_tensor_copy_in(it->rit, t, b.buf, (size_t) b.len));
+        PyBuffer_Release(&b);
+        if (r < 0)
+                return raise_local(it, r, NULL);
+        if (x->type == RT_TYPE_STRING)
+                it->generation++;
+        Py_RETURN_NONE;
+}
+
+/* tensor_count() -> tensors of subgraph 0 the interpreter addresses. */
+static PyObject *interp_tensor_count(PyObject *self, PyObject *unused) {
+        NativeInterp *it = (NativeInterp *) self;
+
+        if (ready(it) < 0)
+                return NULL;
+        if (!it->local) {
+                PyErr_SetString(PyExc_ValueError, "only an in-process interpreter addresses every tensor");
+                return NULL;
+        }
+        return PyLong_FromLong(rt_interp_tensor_count(it->rit));
+}
+
 /* info() -> dict: how the interpreter runs (shared instance, partitions). */
 static PyObject *interp_info(PyObject *self, PyObject *unused) {
         NativeInterp *it = (NativeInterp *) self;
@@ -620,6 +758,11 @@ static PyMethodDef interp_methods[] = {
         { "buffer", interp_buffer, METH_VARARGS, "buffer(io, i) -> buffer object over the tensor" },
         { "write", interp_write, METH_VARARGS, "write(i, bytes-like)" },
         { "write_string", interp_write_string, METH_VARARGS, "write_string(i, serialized strings)" },
+        { "tensor_at", interp_tensor_at, METH_VARARGS,
+          "tensor_at(t) -> (name, type, shape, nbytes, storage) of any tensor (in-process)" },
+        { "buffer_at", interp_buffer_at, METH_VARARGS, "buffer_at(t) -> buffer object over any tensor (in-process)" },
+        { "write_at", interp_write_at, METH_VARARGS, "write_at(t, bytes-like) into any non-constant tensor (in-process)" },
+        { "tensor_count", interp_tensor_count, METH_NOARGS, "tensor_count() -> tensors of subgraph 0 (in-process)" },
         { "info", interp_info, METH_NOARGS, "info() -> dict" },
         { "exports", interp_exports, METH_NOARGS, "exports() -> buffers in use" },
         { "evaluate_diff", interp_evaluate_diff, METH_VARARGS, "evaluate_diff(runs=0, seed=0) -> dict" },
@@ -632,7 +775,7 @@ PyTypeObject NativeInterp_Type = {
         .tp_basicsize = sizeof(NativeInterp),
         .tp_flags = Py_TPFLAGS_DEFAULT,
         .tp_doc = "Interp(path=None, content=None, settings=None, socket=None, priority=0, deadline_ms=0, local=False, "
-                  "preference=-1, prepare_deadline_ms=0)",
+                  "preference=-1, prepare_deadline_ms=0, preserve_all_tensors=False)",
         .tp_new = PyType_GenericNew,
         .tp_init = interp_init,
         .tp_dealloc = interp_dealloc,

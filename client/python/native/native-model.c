@@ -85,7 +85,7 @@ static PyObject *tensor_dict(const rt_model_tensor_t *t) {
                 sparsity = Py_NewRef(Py_None);
         if (!sparsity)
                 goto fail;
-        return Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:N,s:i,s:O,s:N}",
+        return Py_BuildValue("{s:s,s:i,s:N,s:N,s:N,s:N,s:i,s:O,s:O,s:N}",
                              "name", t->name ? t->name : "",
                              "type", (int) t->type,
                              "shape", int_list(t->shape, (size_t) t->rank),
@@ -95,6 +95,7 @@ static PyObject *tensor_dict(const rt_model_tensor_t *t) {
                              "zero_points", zps,
                              "quantized_dimension", (int) t->quant.axis,
                              "is_variable", t->is_variable ? Py_True : Py_False,
+                             "constant", t->data && !t->is_variable ? Py_True : Py_False,
                              "sparsity", sparsity);
 fail:
         Py_XDECREF(scales);
@@ -224,5 +225,47 @@ PyObject *native_model_info(PyObject *self, PyObject *args, PyObject *kwargs) {
         }
         ret = info_of(m);
         rt_model_free(m);
+        return ret;
+}
+
+/* model_constant(path=None, content=None, tensor=0) -> the bytes of
+ * constant tensor `tensor` of subgraph 0, or None when it is not a
+ * constant (served interpreters read the model's weights from here). */
+PyObject *native_model_constant(PyObject *self, PyObject *args, PyObject *kwargs) {
+        static char *kw[] = { "path", "content", "tensor", NULL };
+        const char *path = NULL;
+        Py_buffer content = { 0 };
+        char err[512] = "";
+        rt_model_t *m = NULL;
+        PyObject *ret;
+        int tensor = 0, r;
+
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zz*i", kw, &path, &content, &tensor))
+                return NULL;
+        if (!path && !content.buf) {
+                PyErr_SetString(PyExc_ValueError, "model_constant: a path or content is required");
+                return NULL;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        if (path)
+                r = rt_model_load_file(path, &m, err, sizeof(err));
+        else
+                r = rt_model_load_buffer(content.buf, (size_t) content.len, false, &m, err, sizeof(err));
+        Py_END_ALLOW_THREADS
+        if (r < 0) {
+                if (content.buf)
+                        PyBuffer_Release(&content);
+                return native_raise(r, native_status_of_errno(r), err[0] ? err : "cannot read the model");
+        }
+        if (m->n_subgraphs < 1 || tensor < 0 || tensor >= m->subgraphs[0].n_tensors) {
+                ret = PyErr_Format(PyExc_ValueError, "tensor %d out of range", tensor);
+        } else {
+                const rt_model_tensor_t *t = &m->subgraphs[0].tensors[tensor];
+
+                ret = t->data ? PyBytes_FromStringAndSize(t->data, (Py_ssize_t) t->data_bytes) : Py_NewRef(Py_None);
+        }
+        rt_model_free(m);
+        if (content.buf)
+                PyBuffer_Release(&content);
         return ret;
 }

@@ -16,6 +16,8 @@ static PyMethodDef module_methods[] = {
           "set_error_classes({status_name: class, 'NONE': base}): classes raised for daemon statuses" },
         { "model_info", (PyCFunction) (void (*)(void)) native_model_info, METH_VARARGS | METH_KEYWORDS,
           "model_info(path=None, content=None) -> dict of subgraph 0's tensors, ops and the signatures" },
+        { "model_constant", (PyCFunction) (void (*)(void)) native_model_constant, METH_VARARGS | METH_KEYWORDS,
+          "model_constant(path=None, content=None, tensor=0) -> bytes of a constant of subgraph 0, or None" },
         { "status_name", status_name, METH_O, "status_name(n) -> 'INVALID_ARGUMENT', ..." },
         { NULL, NULL, 0, NULL },
 };

@@ -34,6 +34,8 @@ PyObject *native_set_error_classes(PyObject *self, PyObject *arg);
 
 /* model_info(path=None, content=None) -> dict (native-model.c). */
 PyObject *native_model_info(PyObject *self, PyObject *args, PyObject *kwargs);
+/* model_constant(path=None, content=None, tensor=0) -> bytes or None. */
+PyObject *native_model_constant(PyObject *self, PyObject *args, PyObject *kwargs);
 
 extern PyTypeObject NativeInterp_Type;
 extern PyTypeObject NativeClient_Type;
@@ -44,6 +46,8 @@ typedef struct native_interp NativeInterp;
 /* A buffer object over `size` bytes at `data` of `owner`, valid while the
  * owner's generation stays `generation`. */
 PyObject *native_tensor_buf_new(NativeInterp *owner, void *data, size_t size, uint64_t generation);
+/* The same, read-only (a constant of the model). */
+PyObject *native_tensor_buf_new_readonly(NativeInterp *owner, const void *data, size_t size, uint64_t generation);
 /* Buffers of `it` currently exported (numpy arrays alive over them). */
 Py_ssize_t native_interp_exports(const NativeInterp *it);
 void native_interp_exports_add(NativeInterp *it, int delta);

@@ -273,6 +273,104 @@ START_TEST(test_interp_real_model_batch_resize) {
 }
 END_TEST
 
+/* in[4] -> *2 -> a -> +1 -> b -> *2 -> c -> +1 -> out, float32 [1, 4]:
+ * a and c never live at once, so a plain arena plan lets them share bytes. */
+static rt_model_t *chain_model(uint8_t **ret_bytes) {
+        _cleanup_(tfb_freep) tfb_t *b = tfb_new();
+        const float two[4] = { 2, 2, 2, 2 }, one[4] = { 1, 1, 1, 1 };
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 2, TFB_DIMS(1, 4));
+        int32_t c2 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "two", 2, TFB_DIMS(1, 4), two, sizeof(two));
+        int32_t c1 = tfb_tensor_const(b, RT_TYPE_FLOAT32, "one", 2, TFB_DIMS(1, 4), one, sizeof(one));
+        int32_t t[4];
+        const char *names[4] = { "a", "b", "c", "out" };
+        for (int i = 0; i < 4; i++)
+                t[i] = tfb_tensor(b, RT_TYPE_FLOAT32, names[i], 2, TFB_DIMS(1, 4));
+        for (int i = 0; i < 4; i++) {
+                bool mul = i % 2 == 0;
+                tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, mul ? RT_BUILTIN_MUL : RT_BUILTIN_ADD, 1),
+                                            .inputs = TFB_IDS(i ? t[i - 1] : in, mul ? c2 : c1), .n_inputs = 2,
+                                            .outputs = TFB_IDS(t[i]), .n_outputs = 1 });
+        }
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(t[3]), 1);
+        return finish(b, ret_bytes);
+}
+
+static rt_interp_t *create_preserving(const rt_model_t *m, bool preserve) {
+        _cleanup_(rt_interp_options_freep) rt_interp_options_t *o = rt_interp_options_new();
+        ck_assert_int_eq(rt_interp_options_set_preserve_all_tensors(o, preserve), 0);
+        rt_interp_t *it = NULL;
+        char err[256] = "";
+        ck_assert_msg(rt_interp_create(m, o, &it, err, sizeof(err)) == 0, "create: %s", err);
+        ck_assert_int_eq(rt_interp_allocate_tensors(it), 0);
+        return it;
+}
+
+START_TEST(test_interp_preserve_all_tensors_keeps_intermediates) {
+        _cleanup_(freep) uint8_t *bytes = NULL;
+        _cleanup_(rt_model_freep) rt_model_t *m = chain_model(&bytes);
+        _cleanup_(rt_interp_freep) rt_interp_t *plain = create_preserving(m, false);
+        _cleanup_(rt_interp_freep) rt_interp_t *keep = create_preserving(m, true);
+        ck_assert_int_eq(rt_interp_options_set_preserve_all_tensors(NULL, true), -EINVAL);
+        /* Without preserving, the plan shares bytes between a and c. */
+        ck_assert_uint_lt(rt_interp_arena_bytes(plain), rt_interp_arena_bytes(keep));
+        const float x[4] = { 1, 2, 3, 4 };
+        ck_assert_int_eq(rt_interp_tensor_count(keep), 7);
+        for (int run = 0; run < 2; run++) {
+                ck_assert_int_eq(rt_interp_copy_in(keep, 0, x, sizeof(x)), 0);
+                ck_assert_int_eq(rt_interp_invoke(keep), 0);
+                for (int k = 0; k < 4; k++) {
+                        float a = x[k] * 2, b = a + 1, c = b * 2, out = c + 1;
+                        const float want[4] = { a, b, c, out };
+                        for (int t = 0; t < 4; t++) {
+                                const rt_tensor_t *tt = rt_interp_tensor(keep, 3 + t);
+                                ck_assert_ptr_nonnull(tt);
+                                ck_assert_float_eq(((const float *) tt->data)[k], want[t]);
+                        }
+                }
+        }
+        /* The tensors by index are the graph's: inputs, outputs, constants. */
+        ck_assert_ptr_eq(rt_interp_tensor(keep, 0), rt_interp_input_tensor(keep, 0));
+        ck_assert_ptr_eq(rt_interp_tensor(keep, 6), rt_interp_output_tensor(keep, 0));
+        ck_assert_str_eq(rt_interp_tensor(keep, 1)->name, "two");
+        ck_assert_ptr_null(rt_interp_tensor(keep, 7));
+        ck_assert_ptr_null(rt_interp_tensor(keep, -1));
+        ck_assert_ptr_null(rt_interp_tensor(NULL, 0));
+        ck_assert_int_eq(rt_interp_tensor_count(NULL), 0);
+        /* Constants are readable, not writable. */
+        ck_assert_float_eq(((const float *) rt_interp_tensor(keep, 1)->data)[0], 2.0f);
+        ck_assert_ptr_null(rt_interp_tensor_data(keep, 1));
+        ck_assert_ptr_nonnull(rt_interp_tensor_data(keep, 3));
+}
+END_TEST
+
+START_TEST(test_interp_tensor_copy_in_any_tensor) {
+        _cleanup_(freep) uint8_t *bytes = NULL;
+        _cleanup_(rt_model_freep) rt_model_t *m = chain_model(&bytes);
+        _cleanup_(rt_interp_freep) rt_interp_t *it = create_preserving(m, true);
+        const float v[4] = { 9, 8, 7, 6 };
+        /* An intermediate is set until the next invoke overwrites it. */
+        ck_assert_int_eq(rt_interp_tensor_copy_in(it, 4, v, sizeof(v)), 0);
+        ck_assert_float_eq(((const float *) rt_interp_tensor(it, 4)->data)[1], 8.0f);
+        ck_assert_int_eq(rt_interp_tensor_copy_in(it, 0, v, sizeof(v)), 0);  /* the input, by index */
+        ck_assert_int_eq(rt_interp_invoke(it), 0);
+        ck_assert_float_eq(((const float *) rt_interp_tensor(it, 4)->data)[1], 8 * 2 + 1.0f);
+        ck_assert_float_eq(((const float *) rt_interp_output_tensor(it, 0)->data)[0], (9 * 2 + 1) * 2 + 1.0f);
+        /* Refusals, each with a message. */
+        ck_assert_int_eq(rt_interp_tensor_copy_in(it, 1, v, sizeof(v)), -EINVAL);
+        ck_assert_msg(strstr(rt_interp_last_error(it), "constant"), "%s", rt_interp_last_error(it));
+        ck_assert_float_eq(((const float *) rt_interp_tensor(it, 1)->data)[0], 2.0f);
+        ck_assert_int_eq(rt_interp_tensor_copy_in(it, 4, v, 8), -EINVAL);
+        ck_assert_msg(strstr(rt_interp_last_error(it), "expected 16 bytes"), "%s", rt_interp_last_error(it));
+        ck_assert_int_eq(rt_interp_tensor_copy_in(it, 7, v, sizeof(v)), -EINVAL);
+        ck_assert_msg(strstr(rt_interp_last_error(it), "out of range"), "%s", rt_interp_last_error(it));
+        ck_assert_int_eq(rt_interp_tensor_copy_in(NULL, 4, v, sizeof(v)), -EINVAL);
+        ck_assert_int_eq(rt_interp_resize_input(it, 0, 2, TFB_DIMS(2, 4)), 0);
+        ck_assert_int_eq(rt_interp_tensor_copy_in(it, 4, v, sizeof(v)), -EINVAL);
+        ck_assert_msg(strstr(rt_interp_last_error(it), "not allocated"), "%s", rt_interp_last_error(it));
+        ck_assert_ptr_null(rt_interp_tensor_data(it, 4));
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("interpreter");
         TCase *tc = tcase_create("builder");
@@ -281,6 +379,8 @@ int main(void) {
         tcase_add_test(tc, test_interp_builtin_custom_override);
         tcase_add_test(tc, test_interp_real_model_batch_resize);
         tcase_add_test(tc, test_interp_threads_share_one_model);
+        tcase_add_test(tc, test_interp_preserve_all_tensors_keeps_intermediates);
+        tcase_add_test(tc, test_interp_tensor_copy_in_any_tensor);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
