@@ -668,7 +668,7 @@ START_TEST(test_minibench_pruned_recorded) {
 END_TEST
 
 /* benchmark_budget_ms bounds the search: with 1 ms the golden reference
- * run starts (and stops after the minimum of 3 runs of its 8), the other
+ * run starts (the worker's start alone takes longer), the other
  * candidates are not started, and the event log holds the reference's
  * events alone. */
 START_TEST(test_minibench_budget_bounds_search) {
@@ -698,8 +698,9 @@ START_TEST(test_minibench_budget_bounds_search) {
         ck_assert_uint_eq(count_events(c, p->model_sha256, 1, NULL), 1);
         ck_assert_uint_eq(count_events(c, p->model_sha256, 2, NULL), 1);
         ck_assert_uint_eq(count_events(c, p->model_sha256, 1, "faulty"), 0);
+        /* Its runs stop at its share of what was left (at least 3). */
         ck_assert_uint_eq(end_runs(c, p->model_sha256, "{}", &runs), 1);
-        ck_assert_uint_eq(runs, 3);
+        ck_assert_uint_ge(runs, 3);
         (void) accel_bench_progress_free(p);
         (void) accel_disconnect(c);
         harness_cleanup(&d);
