@@ -171,6 +171,44 @@ START_TEST(test_partition_min_nodes_island) {
 }
 END_TEST
 
+/* XNNPACK's QS8/QU8 flags, as TFLite names them: with QS8 set and QU8
+ * not, an int8 ADD is delegated and a uint8 one stays on the reference
+ * kernels, and the other way round; with neither, both are delegated. */
+START_TEST(test_partition_quantized_paths) {
+        static const struct {
+                rt_type_t type;
+                uint32_t flags;
+                const char *parts;
+        } cases[] = {
+                { RT_TYPE_INT8, 0, "xnnpack:1" },
+                { RT_TYPE_INT8, RT_XNNPACK_FLAG_QS8, "xnnpack:1" },
+                { RT_TYPE_INT8, RT_XNNPACK_FLAG_QU8, "reference:1" },
+                { RT_TYPE_UINT8, RT_XNNPACK_FLAG_QS8, "reference:1" },
+                { RT_TYPE_UINT8, RT_XNNPACK_FLAG_QU8, "xnnpack:1" },
+                { RT_TYPE_UINT8, RT_XNNPACK_FLAG_QS8 | RT_XNNPACK_FLAG_QU8, "xnnpack:1" },
+        };
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                tfb_t *b = tfb_new();
+                int32_t sh[2] = { 1, 4 }, t[3];
+                for (int i = 0; i < 3; i++)
+                        t[i] = tfb_tensor_quant(b, cases[c].type, NULL, 2, sh, 0.5f,
+                                                cases[c].type == RT_TYPE_UINT8 ? 128 : 0, NULL, 0);
+                tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = t,
+                                            .n_inputs = 2, .outputs = &t[2], .n_outputs = 1 });
+                tfb_io(b, t, 2, &t[2], 1);
+                size_t size;
+                _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+                tfb_free(b);
+                rt_settings_t s = dt_xnnpack(1);
+                s.xnnpack_flags = cases[c].flags;
+                dt_result_t r;
+                dt_run(buf, size, &s, &r);
+                ck_assert_msg(strcmp(r.parts, cases[c].parts) == 0, "case %zu: %s", c, r.parts);
+                dt_result_done(&r);
+        }
+}
+END_TEST
+
 /* rt_partition_compute_with() directly: the same rule on the graph. */
 START_TEST(test_partition_compute_min_nodes) {
         int acts[5] = { RT_ACT_NONE, RT_ACT_TANH, RT_ACT_NONE, RT_ACT_TANH, RT_ACT_NONE };
@@ -415,6 +453,7 @@ int main(void) {
         tcase_add_test(tc, test_partition_compute_order);
         tcase_add_test(tc, test_partition_min_nodes_island);
         tcase_add_test(tc, test_partition_compute_min_nodes);
+        tcase_add_test(tc, test_partition_quantized_paths);
         tcase_add_test(tc, test_partition_unknown_delegate_unavailable);
         tcase_add_test(tc, test_driver_registry);
         tcase_add_test(tc, test_driver_capabilities_measured_and_cached);
