@@ -301,8 +301,9 @@ static int worker_outputs_keep(rt_interp_t *it, worker_outputs_t *o) {
         return 0;
 }
 
-/* Whether to stop after run k (0-based): pruned (the fastest run so far
- * is above the job's prune_above_us after prune_after_runs runs, noted in
+/* Whether to stop after run k (0-based): the runs took the job's hard
+ * limit (half the candidate's timeout), pruned (the fastest run so far is
+ * above the job's prune_above_us after prune_after_runs runs, noted in
  * w->pruned_after), or the job's share of the search budget is used up
  * (after at least as many runs). */
 static bool worker_runs_stop(worker_t *w, uint32_t k, int64_t started_us) {
@@ -310,6 +311,9 @@ static bool worker_runs_stop(worker_t *w, uint32_t k, int64_t started_us) {
         uint32_t min_runs = job->has_prune_after_runs && job->prune_after_runs > 0 ? job->prune_after_runs : 3;
         int64_t fastest = INT64_MAX;
 
+        if (job->has_runs_hard_limit_us && job->runs_hard_limit_us > 0 &&
+            acc_clock_us(CLOCK_MONOTONIC) - started_us >= job->runs_hard_limit_us)
+                return true;
         if (k + 1 < min_runs)
                 return false;
         for (uint32_t i = 0; i <= k; i++)
