@@ -1033,10 +1033,10 @@ static void search_job_limits(const bench_runner_t *rn, const bench_run_t *run, 
         job->runs_time_limit_us = left != INT64_MAX ? (left > 0 ? left : 0) / (int64_t) (pending ? pending : 1) : 0;
         if (job->has_runs_time_limit_us && job->runs_time_limit_us < 1)
                 job->runs_time_limit_us = 1;
-        /* Half the timeout for the runs: slow ones end with fewer runs
-         * rather than killed (the rest goes to initialization). */
+        /* 80% of the timeout from the worker's start: slow candidates end
+         * with fewer runs rather than killed (and counted as failures). */
         job->has_runs_hard_limit_us = 1;
-        job->runs_hard_limit_us = (int64_t) run->req.timeout_ms * 500;
+        job->runs_hard_limit_us = (int64_t) run->req.timeout_ms * 800;
 }
 
 static void run_execute(bench_runner_t *rn, bench_run_t *run) {

@@ -109,6 +109,7 @@ typedef struct worker {
         Tflite__Proto__BenchmarkMetric metrics[3];
         Tflite__Proto__BenchmarkMetric *metric_ptrs[3];
         float *metric_values[3];
+        int64_t started_us;             /* CLOCK_MONOTONIC at the worker's start */
         int64_t init_us;
         int64_t *times;
         uint32_t pruned_after;          /* runs before pruning stopped it, 0: not pruned */
@@ -301,8 +302,9 @@ static int worker_outputs_keep(rt_interp_t *it, worker_outputs_t *o) {
         return 0;
 }
 
-/* Whether to stop after run k (0-based): the runs took the job's hard
- * limit (half the candidate's timeout), pruned (the fastest run so far is
+/* Whether to stop after run k (0-based): one more run as long as this one
+ * would end past the job's hard limit (most of the candidate's timeout,
+ * from the worker's start), pruned (the fastest run so far is
  * above the job's prune_above_us after prune_after_runs runs, noted in
  * w->pruned_after), or the job's share of the search budget is used up
  * (after at least as many runs). */
@@ -311,8 +313,10 @@ static bool worker_runs_stop(worker_t *w, uint32_t k, int64_t started_us) {
         uint32_t min_runs = job->has_prune_after_runs && job->prune_after_runs > 0 ? job->prune_after_runs : 3;
         int64_t fastest = INT64_MAX;
 
+        /* The next run would likely end past the hard limit (counted from
+         * the worker's start, initialization included). */
         if (job->has_runs_hard_limit_us && job->runs_hard_limit_us > 0 &&
-            acc_clock_us(CLOCK_MONOTONIC) - started_us >= job->runs_hard_limit_us)
+            acc_clock_us(CLOCK_MONOTONIC) + w->times[k] - w->started_us >= job->runs_hard_limit_us)
                 return true;
         if (k + 1 < min_runs)
                 return false;
@@ -586,6 +590,7 @@ int daemon_worker_main(int argc, char **argv) {
                         return 2;
                 }
         }
+        w.started_us = acc_clock_us(CLOCK_MONOTONIC);
         tflite__proto__benchmark_event__init(&w.event);
         tflite__proto__benchmark_result__init(&w.result);
         tflite__proto__benchmark_error__init(&w.error);
