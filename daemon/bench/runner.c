@@ -882,9 +882,13 @@ static void candidate_execute(bench_runner_t *rn, bench_run_t *run, int model_fd
                 char note[256];
 
                 (void) snprintf(note, sizeof(note),
-                                "pruned after %u runs: its fastest run was over %lld us (the best median so far "
-                                "x %.1f, at least +%d us)",
-                                tmp.runs, (long long) job->prune_above_us, BENCH_PRUNE_FACTOR, BENCH_PRUNE_MIN_GAP_US);
+                                "pruned after %u run%s: its fastest run was over %lld us (the best median so far "
+                                "x %.1f, at least +%d us%s)",
+                                tmp.runs, tmp.runs == 1 ? "" : "s",
+                                (long long) (tmp.runs < BENCH_PRUNE_AFTER_RUNS ? job->prune_early_above_us
+                                                                               : job->prune_above_us),
+                                tmp.runs < BENCH_PRUNE_AFTER_RUNS ? BENCH_PRUNE_EARLY_FACTOR : BENCH_PRUNE_FACTOR,
+                                BENCH_PRUNE_MIN_GAP_US, tmp.runs < BENCH_PRUNE_AFTER_RUNS ? ", after one run" : "");
                 set_error(&tmp, "%s", note);
         }
         if (is_golden) {
@@ -1021,6 +1025,8 @@ static void search_job_limits(const bench_runner_t *rn, const bench_run_t *run, 
         job->prune_after_runs = BENCH_PRUNE_AFTER_RUNS;
         job->has_prune_above_us = 0;
         job->prune_above_us = 0;
+        job->has_prune_early_above_us = 0;
+        job->prune_early_above_us = 0;
         if (!is_golden && se->best_median_us >= 0) {
                 int64_t t = (int64_t) ((double) se->best_median_us * BENCH_PRUNE_FACTOR);
 
@@ -1028,6 +1034,8 @@ static void search_job_limits(const bench_runner_t *rn, const bench_run_t *run, 
                         t = se->best_median_us + BENCH_PRUNE_MIN_GAP_US;
                 job->has_prune_above_us = 1;
                 job->prune_above_us = t;
+                job->has_prune_early_above_us = 1;
+                job->prune_early_above_us = (int64_t) ((double) t * BENCH_PRUNE_EARLY_FACTOR / BENCH_PRUNE_FACTOR);
         }
         job->has_runs_time_limit_us = left != INT64_MAX;
         job->runs_time_limit_us = left != INT64_MAX ? (left > 0 ? left : 0) / (int64_t) (pending ? pending : 1) : 0;

@@ -249,7 +249,8 @@ static void reason_append_medians(const selection_t *sel, char *reason, size_t s
                 if (w > 0)
                         len += (size_t) w;
                 if (v[i]->pruned && len < size) {
-                        w = snprintf(reason + len, size - len, " (pruned after %u runs)", v[i]->pruned);
+                        w = snprintf(reason + len, size - len, " (pruned after %u run%s)", v[i]->pruned,
+                                     v[i]->pruned == 1 ? "" : "s");
                         if (w > 0)
                                 len += (size_t) w;
                         n_pruned++;
