@@ -882,13 +882,13 @@ static void candidate_execute(bench_runner_t *rn, bench_run_t *run, int model_fd
                 char note[256];
 
                 (void) snprintf(note, sizeof(note),
-                                "pruned after %u run%s: its fastest run was over %lld us (the best median so far "
+                                "pruned after %u runs: its fastest run was over %lld us (the best median so far "
                                 "x %.1f, at least +%d us%s)",
-                                tmp.runs, tmp.runs == 1 ? "" : "s",
+                                tmp.runs,
                                 (long long) (tmp.runs < BENCH_PRUNE_AFTER_RUNS ? job->prune_early_above_us
                                                                                : job->prune_above_us),
                                 tmp.runs < BENCH_PRUNE_AFTER_RUNS ? BENCH_PRUNE_EARLY_FACTOR : BENCH_PRUNE_FACTOR,
-                                BENCH_PRUNE_MIN_GAP_US, tmp.runs < BENCH_PRUNE_AFTER_RUNS ? ", after one run" : "");
+                                BENCH_PRUNE_MIN_GAP_US, tmp.runs < BENCH_PRUNE_AFTER_RUNS ? ", early" : "");
                 set_error(&tmp, "%s", note);
         }
         if (is_golden) {

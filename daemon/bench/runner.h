@@ -93,9 +93,10 @@ void bench_request_done(bench_request_t *r);
 #define BENCH_PRUNE_AFTER_RUNS 3
 #define BENCH_PRUNE_FACTOR 1.5
 #define BENCH_PRUNE_MIN_GAP_US 1000
-/* ... and after its first run already when that run is above
+/* ... and after its first two runs already when both are above
  * BENCH_PRUNE_EARLY_FACTOR times the best median (and the gap scaled
- * alike): a candidate 4x slower on a 100 ms model costs seconds. */
+ * alike): a candidate 4x slower on a 100 ms model costs seconds. Two, not
+ * one: on a loaded machine one run alone can be descheduled for 100 ms. */
 #define BENCH_PRUNE_EARLY_FACTOR 4.0
 /* The default of acceld.conf's benchmark_budget_ms. */
 #define BENCH_DEFAULT_BUDGET_MS 120000

@@ -304,7 +304,7 @@ static int worker_outputs_keep(rt_interp_t *it, worker_outputs_t *o) {
 
 /* Whether to stop after run k (0-based): one more run as long as this one
  * would end past the job's hard limit (most of the candidate's timeout,
- * from the worker's start), pruned early (the first run is above
+ * from the worker's start), pruned early (the first two runs are above
  * prune_early_above_us), pruned (the fastest run so far is
  * above the job's prune_above_us after prune_after_runs runs, noted in
  * w->pruned_after), or the job's share of the search budget is used up
@@ -319,9 +319,9 @@ static bool worker_runs_stop(worker_t *w, uint32_t k, int64_t started_us) {
         if (job->has_runs_hard_limit_us && job->runs_hard_limit_us > 0 &&
             acc_clock_us(CLOCK_MONOTONIC) + w->times[k] - w->started_us >= job->runs_hard_limit_us)
                 return true;
-        if (k == 0 && job->has_prune_early_above_us && job->prune_early_above_us > 0 &&
-            w->times[0] > job->prune_early_above_us) {
-                w->pruned_after = 1;
+        if (k == 1 && job->has_prune_early_above_us && job->prune_early_above_us > 0 &&
+            w->times[0] > job->prune_early_above_us && w->times[1] > job->prune_early_above_us) {
+                w->pruned_after = 2;
                 return true;
         }
         if (k + 1 < min_runs)

@@ -597,9 +597,9 @@ static size_t end_runs(accel_client_t *c, const char *sha, const char *needle, s
 #define SLOW_100MS "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"slow\",\"delay_ms\":100}}"
 
 /* A candidate far slower than the best so far (100 ms a run against
- * microseconds: over 4x the bar after its first run) stops after 1 of its
- * 8 runs, and is recorded as pruned: its END event carries our field 1000
- * (1) and the events table its reason; the one as fast as the best runs
+ * microseconds: over 4x the bar in its first two runs) stops after 2 of
+ * its 8 runs, and is recorded as pruned: its END event carries our field
+ * 1000 (2) and the events table its reason; the one as fast as the best runs
  * all 8. Selection's reason says what was pruned. */
 START_TEST(test_minibench_pruned_recorded) {
         harness_daemon_t d = {};
@@ -619,17 +619,17 @@ START_TEST(test_minibench_pruned_recorded) {
         p = wait_run(c, start_runs(c, model, cands, 3, 8));
         ck_assert_str_eq(find(p, "slow")->state, "done");
         ck_assert_int_eq(find(p, "slow")->ok, 1);
-        ck_assert_msg(strstr(find(p, "slow")->error, "pruned after 1 run:") != NULL, "%s", find(p, "slow")->error);
+        ck_assert_msg(strstr(find(p, "slow")->error, "pruned after 2 runs:") != NULL, "%s", find(p, "slow")->error);
         ck_assert_str_eq(find(p, "\"none\"")->error, "");
         ck_assert_uint_eq(end_runs(c, p->model_sha256, "slow", &runs), 1);
-        ck_assert_uint_eq(runs, 1);
+        ck_assert_uint_eq(runs, 2);
         ck_assert_uint_eq(end_runs(c, p->model_sha256, "\"none\"", &runs), 1);
         ck_assert_uint_eq(runs, 8);
         ck_assert_int_eq(accel_bench_best(c, p->model_sha256, 1, &b), 0);
-        ck_assert_msg(strstr(b->reason, "(pruned after 1 run); 1 pruned") != NULL, "%s", b->reason);
+        ck_assert_msg(strstr(b->reason, "(pruned after 2 runs); 1 pruned") != NULL, "%s", b->reason);
         (void) accel_bench_best_free(b);
 
-        /* In SQLite: the END event's blob has field 1000 = 1 and its
+        /* In SQLite: the END event's blob has field 1000 = 2 and its
          * message says why. */
         (void) snprintf(path, sizeof(path), "%s/acceld.db", d.state);
         ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -647,13 +647,13 @@ START_TEST(test_minibench_pruned_recorded) {
                 for (size_t i = 0; i < ev->base.n_unknown_fields; i++)
                         if (ev->base.unknown_fields[i].tag == 1000) {
                                 ck_assert_uint_eq(ev->base.unknown_fields[i].len, 1);
-                                ck_assert_uint_eq(ev->base.unknown_fields[i].data[0], 1);
+                                ck_assert_uint_eq(ev->base.unknown_fields[i].data[0], 2);
                                 pruned = true;
                         }
-                ck_assert_uint_eq(pruned ? 1 : 8, ev->result->n_inference_time_us);
+                ck_assert_uint_eq(pruned ? 2 : 8, ev->result->n_inference_time_us);
                 if (pruned) {
                         ck_assert_ptr_nonnull(msg);
-                        ck_assert_msg(strstr(msg, "pruned after 1 run:") != NULL, "%s", msg);
+                        ck_assert_msg(strstr(msg, "pruned after 2 runs:") != NULL, "%s", msg);
                 }
                 rows += pruned;
                 tflite__proto__benchmark_event__free_unpacked(ev, NULL);
