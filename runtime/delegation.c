@@ -758,6 +758,46 @@ static bool node_stateful(const rt_graph_t *g, const rt_node_t *n) {
         return false;
 }
 
+/* The 8-bit quantized paths node n needs: RT_XNNPACK_FLAG_QS8 for int8
+ * tensors, RT_XNNPACK_FLAG_QU8 for uint8 ones (inputs or outputs). */
+static uint32_t node_quantized_paths(const rt_graph_t *g, const rt_node_t *n) {
+        uint32_t need = 0;
+
+        for (int32_t k = 0; k < n->n_inputs + n->n_outputs; k++) {
+                int32_t t = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+
+                if (t < 0 || g->tensors[t].quant.n == 0)
+                        continue;
+                if (g->tensors[t].type == RT_TYPE_INT8)
+                        need |= RT_XNNPACK_FLAG_QS8;
+                else if (g->tensors[t].type == RT_TYPE_UINT8)
+                        need |= RT_XNNPACK_FLAG_QU8;
+        }
+        return need;
+}
+
+/* XNNPACK's quantized paths as TfLiteXNNPackDelegateOptions.flags name
+ * them: with QS8 and/or QU8 set, only the paths named are delegated (the
+ * nodes of the other stay on the reference kernels, as in TFLite's
+ * delegate); with neither, acceld delegates both (its default, where
+ * TFLite 2.9's delegate takes float nodes only). */
+static void quantized_paths_filter(rt_delegation_t *del, const rt_graph_t *g, bool *supported) {
+        uint32_t on = del->settings.xnnpack_flags & (RT_XNNPACK_FLAG_QS8 | RT_XNNPACK_FLAG_QU8);
+
+        if (del->settings.delegate != RT_DELEGATE_XNNPACK || strcmp(del->driver->name, "xnnpack") != 0 || !on)
+                return;
+        for (int32_t i = 0; i < g->n_nodes; i++) {
+                uint32_t off = node_quantized_paths(g, &g->nodes[i]) & ~on;
+
+                if (!supported[i] || !off)
+                        continue;
+                supported[i] = false;
+                snprintf(del->reasons[i], sizeof(del->reasons[i]),
+                         "%s: the %s quantized path is off (xnnpack_settings.flags)", del->driver->name,
+                         (off & RT_XNNPACK_FLAG_QS8) ? "int8 (QS8)" : "uint8 (QU8)");
+        }
+}
+
 static int why_reference(rt_delegation_t *del, const rt_graph_t *g, rt_partition_t *p) {
         int32_t first = -1, more = 0;
         for (int32_t k = 0; k < p->n_nodes; k++) {
@@ -769,7 +809,12 @@ static int why_reference(rt_delegation_t *del, const rt_graph_t *g, rt_partition
                         more++;
         }
         char buf[400];
-        if (first < 0)
+        if (first < 0 && del->settings.min_nodes_per_partition > 1 &&
+            p->n_nodes < del->settings.min_nodes_per_partition)
+                snprintf(buf, sizeof(buf), "%s: a group of %d node%s, fewer than min_nodes_per_partition (%d)",
+                         del->driver->name, (int) p->n_nodes, p->n_nodes == 1 ? "" : "s",
+                         (int) del->settings.min_nodes_per_partition);
+        else if (first < 0)
                 snprintf(buf, sizeof(buf), "%s: beyond max_delegated_partitions (%d)", del->driver->name,
                          (int) del->settings.max_delegated_partitions);
         else if (more)
@@ -829,7 +874,10 @@ int rt_delegation_apply(rt_exec_t *e, const rt_driver_t *d, const rt_driver_t *s
                         snprintf(del->reasons[i], sizeof(del->reasons[i]),
                                  "%s: keeps state between invokes (variables run on the reference kernels)", d->name);
                 }
-        r = rt_partition_compute(g, supported, del->settings.max_delegated_partitions, &del->parts);
+        quantized_paths_filter(del, g, supported);
+        rt_partition_limits_t lim = { .max_partitions = del->settings.max_delegated_partitions,
+                                      .min_nodes = del->settings.min_nodes_per_partition };
+        r = rt_partition_compute_with(g, supported, &lim, &del->parts);
         if (r < 0) {
                 if (err && err_size)
                         snprintf(err, err_size, "partitioning failed: %s", strerror(-r));

@@ -96,8 +96,16 @@ static int boundary_compute(const rt_graph_t *g, rt_partition_t *p, const int32_
 
 int rt_partition_compute(const rt_graph_t *g, const bool *supported, int32_t max_partitions,
                          rt_partition_set_t *ret) {
-        if (!g || !supported || !ret)
+        rt_partition_limits_t lim = { .max_partitions = max_partitions };
+
+        return rt_partition_compute_with(g, supported, &lim, ret);
+}
+
+int rt_partition_compute_with(const rt_graph_t *g, const bool *supported, const rt_partition_limits_t *lim,
+                              rt_partition_set_t *ret) {
+        if (!g || !supported || !ret || !lim)
                 return -EINVAL;
+        int32_t max_partitions = lim->max_partitions;
         int32_t np = g->n_plan;
         _cleanup_free_ int32_t *producer = malloc(((size_t) g->n_tensors + 1) * sizeof(int32_t));
         _cleanup_free_ bool *done = calloc((size_t) g->n_nodes + 1, sizeof(bool));
@@ -195,6 +203,10 @@ int rt_partition_compute(const rt_graph_t *g, const bool *supported, int32_t max
                         where[epoch[k]] = where[root];
                 }
         }
+        if (lim->min_nodes > 1)
+                for (int32_t i = 0; i < s.n; i++)
+                        if (s.v[i].delegated && s.v[i].n_nodes < lim->min_nodes)
+                                s.v[i].delegated = false;
         if (max_partitions > 0) {
                 /* Keep the largest groups; ties go to the earlier one. */
                 int32_t kept = 0;

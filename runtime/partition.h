@@ -52,6 +52,24 @@ typedef struct rt_partition_set {
 int rt_partition_compute(const rt_graph_t *g, const bool *supported, int32_t max_partitions,
                          rt_partition_set_t *ret);
 
+/* What the settings limit (max_delegated_partitions, and our
+ * min_nodes_per_partition). */
+typedef struct rt_partition_limits {
+        int32_t max_partitions;   /* <= 0: no limit */
+        int32_t min_nodes;        /* <= 1: no minimum */
+} rt_partition_limits_t;
+
+/*
+ * rt_partition_compute() with both limits: first every delegated group
+ * with fewer than min_nodes nodes becomes a reference group (a group of
+ * one or two nodes between reference islands costs a hand-over to the
+ * driver and back, and waking its thread pool, for little work), then
+ * max_partitions keeps the largest of those left. Demoted groups keep
+ * their place in the order; their nodes are not merged into neighbours.
+ */
+int rt_partition_compute_with(const rt_graph_t *g, const bool *supported, const rt_partition_limits_t *lim,
+                              rt_partition_set_t *ret);
+
 /* NULL-safe. */
 void rt_partition_set_done(rt_partition_set_t *s);
 

@@ -66,8 +66,8 @@ int rt_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
         Tflite__Proto__XNNPackSettings x = TFLITE__PROTO__XNNPACK_SETTINGS__INIT;
         Tflite__Proto__CPUSettings c = TFLITE__PROTO__CPUSETTINGS__INIT;
         Tflite__Proto__FallbackSettings fb = TFLITE__PROTO__FALLBACK_SETTINGS__INIT;
-        ProtobufCMessageUnknownField tu[2] = {}, xu[1] = {};
-        uint8_t flagbuf[10];
+        ProtobufCMessageUnknownField tu[3] = {}, xu[1] = {};
+        uint8_t flagbuf[10], minbuf[10];
         uint8_t *out;
         size_t n;
         int r = 0;
@@ -93,6 +93,14 @@ int rt_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
                 if (r < 0)
                         goto out;
                 t.base.n_unknown_fields++;
+        }
+        if (s->min_nodes_per_partition > 1) {
+                tu[t.base.n_unknown_fields++] = (ProtobufCMessageUnknownField) {
+                        .tag = RT_SETTINGS_FIELD_MIN_NODES_PER_PARTITION,
+                        .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT,
+                        .len = varint_put(minbuf, (uint64_t) s->min_nodes_per_partition),
+                        .data = minbuf,
+                };
         }
         if (t.base.n_unknown_fields > 0)
                 t.base.unknown_fields = tu;
@@ -144,7 +152,8 @@ int rt_settings_pack(const rt_settings_t *s, uint8_t **ret, size_t *ret_size) {
         *ret_size = n;
 out:
         for (size_t i = 0; i < ELEMENTSOF(tu); i++)
-                free(tu[i].data);
+                if (tu[i].data != minbuf)
+                        free(tu[i].data);
         return r;
 }
 
@@ -230,6 +239,20 @@ int rt_settings_from_proto(const Tflite__Proto__TFLiteSettings *t, rt_settings_t
         }
         if (t->has_max_delegated_partitions)
                 s.max_delegated_partitions = t->max_delegated_partitions;
+        for (size_t i = 0; i < t->base.n_unknown_fields; i++) {
+                const ProtobufCMessageUnknownField *f = &t->base.unknown_fields[i];
+                uint64_t v;
+                size_t used;
+
+                if (f->tag != RT_SETTINGS_FIELD_MIN_NODES_PER_PARTITION)
+                        continue;
+                if (f->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT || varint_get(f->data, f->len, &v, &used) < 0 ||
+                    v > INT32_MAX) {
+                        rt_settings_done(&s);
+                        return rt__settings_fail(err, err_size, "TFLiteSettings: malformed min_nodes_per_partition field");
+                }
+                s.min_nodes_per_partition = (int32_t) v;
+        }
         if (t->fallback_settings) {
                 s.fallback_on_compilation_error = t->fallback_settings->allow_automatic_fallback_on_compilation_error;
                 s.fallback_on_execution_error = t->fallback_settings->allow_automatic_fallback_on_execution_error;
@@ -281,6 +304,9 @@ int rt_settings_to_json(const rt_settings_t *s, char **ret) {
         if (s->max_delegated_partitions > 0)
                 json_object_object_add(root, "max_delegated_partitions",
                                        json_object_new_int(s->max_delegated_partitions));
+        if (s->min_nodes_per_partition > 1)
+                json_object_object_add(root, "min_nodes_per_partition",
+                                       json_object_new_int(s->min_nodes_per_partition));
         if (s->fallback_on_compilation_error || s->fallback_on_execution_error) {
                 o = json_object_new_object();
                 json_object_object_add(o, "allow_automatic_fallback_on_compilation_error",
@@ -304,17 +330,21 @@ int rt_settings_to_json(const rt_settings_t *s, char **ret) {
 
 void rt_settings_key(const rt_settings_t *s, char *buf, size_t size) {
         bool xnn = s->delegate == RT_DELEGATE_XNNPACK;
+        int n;
 
         /* Only what changes the compiled result: the reference kernels run on
          * the calling thread (no thread count) and XNNPACK flags mean
          * nothing to other delegates. */
-        (void) snprintf(buf, size, "delegate=%s;threads=%d;xnnpack_flags=%u;max_partitions=%d;fallback=%d%d;plugin=%s",
+        n = snprintf(buf, size, "delegate=%s;threads=%d;xnnpack_flags=%u;max_partitions=%d;fallback=%d%d;plugin=%s",
                         rt_settings_delegate_name(s),
                         s->delegate == RT_DELEGATE_NONE ? 1 : (int) rt_settings_num_threads(s, -1),
                         xnn ? (unsigned) s->xnnpack_flags : 0u,
                         (int) (s->max_delegated_partitions > 0 ? s->max_delegated_partitions : 0),
                         s->fallback_on_compilation_error, s->fallback_on_execution_error,
                         s->plugin_settings ? s->plugin_settings : "");
+        /* Added later: only when set, so every older key stays as it was. */
+        if (s->min_nodes_per_partition > 1 && n >= 0 && (size_t) n < size)
+                (void) snprintf(buf + n, size - (size_t) n, ";min_nodes=%d", (int) s->min_nodes_per_partition);
 }
 
 const char *rt_settings_driver_name(const rt_settings_t *s) {
@@ -338,14 +368,27 @@ void rt_settings_label(const rt_settings_t *s, char *buf, size_t size) {
         case RT_DELEGATE_NONE:
                 n = th > 1 ? snprintf(buf, size, "reference/%dt", (int) th) : snprintf(buf, size, "reference");
                 break;
-        case RT_DELEGATE_XNNPACK:
-                n = snprintf(buf, size, "xnnpack/%dt%s", (int) th,
-                             (s->xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16) ? "/fp16" : "");
+        case RT_DELEGATE_XNNPACK: {
+                uint32_t q = s->xnnpack_flags & (RT_XNNPACK_FLAG_QS8 | RT_XNNPACK_FLAG_QU8);
+
+                /* Quantized paths are named only when one is left out
+                 * (neither bit: both, acceld's default). */
+                n = snprintf(buf, size, "xnnpack/%dt%s%s%s", (int) th,
+                             (s->xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16) ? "/fp16" : "",
+                             q == RT_XNNPACK_FLAG_QS8 ? "/qs8" : q == RT_XNNPACK_FLAG_QU8 ? "/qu8" : "",
+                             (s->xnnpack_flags & RT_XNNPACK_FLAG_SPARSE) ? "/sparse" : "");
                 break;
+        }
         default:
                 n = snprintf(buf, size, "%s%s", rt_settings_driver_name(s),
                              s->plugin_settings ? s->plugin_settings : "");
                 break;
         }
+        /* The partitioning choices, for delegates (they mean nothing to
+         * the reference kernels). */
+        if (s->delegate != RT_DELEGATE_NONE && n >= 0 && (size_t) n < size && s->max_delegated_partitions > 0)
+                n += snprintf(buf + n, size - (size_t) n, "/maxp%d", (int) s->max_delegated_partitions);
+        if (s->delegate != RT_DELEGATE_NONE && n >= 0 && (size_t) n < size && s->min_nodes_per_partition > 1)
+                n += snprintf(buf + n, size - (size_t) n, "/min%d", (int) s->min_nodes_per_partition);
         (void) n;
 }

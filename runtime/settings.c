@@ -263,6 +263,9 @@ static int parse_object(json_object *root, rt_settings_t *s, char *err, size_t e
         r = get_int(root, "max_delegated_partitions", "", INT32_MIN, &s->max_delegated_partitions, err, err_size);
         if (r < 0)
                 return r;
+        r = get_int(root, "min_nodes_per_partition", "", 0, &s->min_nodes_per_partition, err, err_size);
+        if (r < 0)
+                return r;
         r = get_object(root, "fallback_settings", &o, err, err_size);
         if (r < 0)
                 return r;

@@ -271,6 +271,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char
                 return log_warning_errno(r, "benchmarks unavailable: cannot start the runner");
         }
         (void) bench_runner_set_max_accuracy_drop(bench.runner, config->max_accuracy_drop);
+        (void) bench_runner_set_budget_ms(bench.runner, (uint32_t) config->benchmark_budget_ms);
         {
                 char wdir[4096];
 

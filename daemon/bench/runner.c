@@ -31,6 +31,7 @@
 #include "driver.h"
 #include "log.h"
 #include "worker.h"
+#include "candidates.h"
 
 /* AddressSanitizer reserves terabytes of shadow address space at start, so
  * an address-space limit makes every worker of a sanitizer build fail. */
@@ -69,6 +70,7 @@ struct bench_runner {
         char *plugin_dir;
         char *weights_dir;              /* NULL: workers fold without the cache */
         double max_accuracy_drop;       /* selection after each run */
+        uint32_t budget_ms;             /* a generated search's time budget; 0: none */
         bench_run_done_fn done_fn;
         void *userdata;
         pthread_t thread;
@@ -114,6 +116,8 @@ void bench_candidate_done(bench_candidate_t *c) {
         rt_settings_done(&c->settings);
         free(c->key);
         free(c->event);
+        free(c->partition_nodes);
+        free(c->partition_delegated);
         *c = (bench_candidate_t) {};
 }
 
@@ -127,55 +131,6 @@ static bool cpu_has_fp16_arith(void) {
 #else
         return false; /* XNNPACK's FP16 inference needs AVX512-FP16 or ARM FP16 arithmetic */
 #endif
-}
-
-static int cpu_cores(void) {
-        long n;
-
-        if (cpuinfo_initialize() && cpuinfo_get_cores_count() > 0)
-                return (int) cpuinfo_get_cores_count();
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-        return n > 0 ? (int) n : 1;
-}
-
-int bench_candidates_generate(rt_settings_t **ret_v, size_t *ret_n) {
-        size_t cap = 8 + rt_driver_count() + (size_t) cpu_cores(), n = 0;
-        rt_settings_t *v = calloc(cap, sizeof(*v));
-        int cores = cpu_cores();
-
-        if (!v)
-                return -ENOMEM;
-        rt_settings_init(&v[n++]);
-        if (rt_driver_xnnpack()) {
-                for (int t = 1; t <= cores && n + 2 < cap; t++) {
-                        rt_settings_init(&v[n]);
-                        v[n].delegate = RT_DELEGATE_XNNPACK;
-                        (void) snprintf(v[n].delegate_name, sizeof(v[n].delegate_name), "XNNPACK");
-                        v[n].xnnpack_num_threads = t;
-                        n++;
-                }
-                if (cpu_has_fp16_arith()) {
-                        rt_settings_init(&v[n]);
-                        v[n].delegate = RT_DELEGATE_XNNPACK;
-                        (void) snprintf(v[n].delegate_name, sizeof(v[n].delegate_name), "XNNPACK");
-                        v[n].xnnpack_num_threads = cores;
-                        v[n].xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
-                        n++;
-                }
-        }
-        for (size_t i = 0; i < rt_driver_count() && n < cap; i++) {
-                const rt_driver_t *d = rt_driver_get(i);
-
-                if (!d || strcmp(d->name, "reference") == 0 || strcmp(d->name, "xnnpack") == 0)
-                        continue;
-                rt_settings_init(&v[n]);
-                v[n].delegate = RT_DELEGATE_PLUGIN;
-                (void) snprintf(v[n].delegate_name, sizeof(v[n].delegate_name), "%s", d->name);
-                n++;
-        }
-        *ret_v = v;
-        *ret_n = n;
-        return 0;
 }
 
 void bench_driver_versions(char *buf, size_t size) {
@@ -244,6 +199,7 @@ static void summary_from_result(bench_candidate_t *c, const Tflite__Proto__Bench
         c->init_us = res->n_initialization_time_us > 0 ? res->initialization_time_us[0] : -1;
         c->max_memory_kb = res->has_max_memory_kb ? res->max_memory_kb : -1;
         c->median_us = c->p90_us = -1;
+        c->runs = (uint32_t) res->n_inference_time_us;
         if (res->n_inference_time_us > 0) {
                 size_t n = res->n_inference_time_us;
                 int64_t *t = malloc(n * sizeof(*t));
@@ -425,6 +381,7 @@ static char worker_stage_read(int stage_fd) {
 static int candidate_end_set(bench_candidate_t *c, const Acceld__BenchmarkWorkerResult *res,
                              const Tflite__Proto__BenchmarkEvent *wev) {
         summary_from_result(c, wev->result);
+        c->pruned = daemon_worker_event_pruned_runs(wev) > 0;
         c->event = malloc(res->event.len ? res->event.len : 1);
         if (!c->event)
                 return -ENOMEM;
@@ -876,6 +833,25 @@ static bool candidate_admit(bench_runner_t *rn, bench_run_t *run, bench_candidat
         return true;
 }
 
+/* The plan's groups the worker reported, into c. */
+static void candidate_partitions_take(bench_candidate_t *c, const Acceld__BenchmarkWorkerResult *res) {
+        size_t n = res->n_partition_nodes < res->n_partition_delegated ? res->n_partition_nodes
+                                                                         : res->n_partition_delegated;
+
+        free(c->partition_nodes);
+        free(c->partition_delegated);
+        c->partition_nodes = calloc(n + 1, sizeof(int32_t));
+        c->partition_delegated = calloc(n + 1, sizeof(bool));
+        c->n_partitions = 0;
+        if (!c->partition_nodes || !c->partition_delegated)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                c->partition_nodes[i] = res->partition_nodes[i];
+                c->partition_delegated[i] = res->partition_delegated[i];
+        }
+        c->n_partitions = n;
+}
+
 /* Run c in a worker and record its END/ERROR. The golden run (is_golden)
  * generates the inputs and returns its outputs: on success they become
  * the job's goldens and *golden keeps them. */
@@ -899,8 +875,22 @@ static void candidate_execute(bench_runner_t *rn, bench_run_t *run, int model_fd
                 job->golden_outputs = NULL;
                 job->n_golden_outputs = 0;
         }
-        r = bench_candidate_run(rn->worker_exe, model_fd, job, run->req.timeout_ms, &rn->stop, &tmp,
-                                is_golden ? &res : NULL);
+        r = bench_candidate_run(rn->worker_exe, model_fd, job, run->req.timeout_ms, &rn->stop, &tmp, &res);
+        if (r == 0 && res)
+                candidate_partitions_take(&tmp, res);
+        if (r == 0 && tmp.pruned) {
+                char note[256];
+
+                (void) snprintf(note, sizeof(note),
+                                "pruned after %u runs: its fastest run was over %lld us (the best median so far "
+                                "x %.1f, at least +%d us%s)",
+                                tmp.runs,
+                                (long long) (tmp.runs < BENCH_PRUNE_AFTER_RUNS ? job->prune_early_above_us
+                                                                               : job->prune_above_us),
+                                tmp.runs < BENCH_PRUNE_AFTER_RUNS ? BENCH_PRUNE_EARLY_FACTOR : BENCH_PRUNE_FACTOR,
+                                BENCH_PRUNE_MIN_GAP_US, tmp.runs < BENCH_PRUNE_AFTER_RUNS ? ", early" : "");
+                set_error(&tmp, "%s", note);
+        }
         if (is_golden) {
                 job->has_generate_inputs = job->has_return_data = 0;
                 job->generate_inputs = 0;
@@ -956,6 +946,107 @@ static void run_best_select(bench_runner_t *rn, bench_run_t *run) {
         }
 }
 
+/* The search's state over one run. */
+typedef struct search {
+        bool generated;                 /* the candidates are ours: stage 2 follows stage 1 */
+        bool refined;                   /* stage 2 is in the list */
+        bench_model_traits_t traits;
+        int64_t started_us;             /* CLOCK_MONOTONIC */
+        int64_t best_median_us;         /* of the correct candidates so far, -1: none */
+} search_t;
+
+/* What the model contains, for the generated candidates. */
+static void search_traits(search_t *se, int model_fd) {
+        rt_model_t *m = NULL;
+        char err[256];
+
+        if (rt_model_load_fd(model_fd, &m, err, sizeof(err)) == 0)
+                bench_model_traits_get(m, &se->traits);
+        (void) rt_model_free(m);
+}
+
+/* The budget left in us (INT64_MAX: no budget). */
+static int64_t search_left_us(const bench_runner_t *rn, const search_t *se) {
+        if (!rn->budget_ms)
+                return INT64_MAX;
+        return (int64_t) rn->budget_ms * 1000 - (acc_clock_us(CLOCK_MONOTONIC) - se->started_us);
+}
+
+/* Append stage 2 (bench/candidates.h) around the fastest correct XNNPACK
+ * candidate of the run, if any. */
+static void search_refine(bench_runner_t *rn, bench_run_t *run, search_t *se) {
+        const bench_candidate_t *base = NULL;
+        rt_settings_t *v = NULL;
+        size_t n = 0;
+        bench_candidate_t *grown;
+
+        se->refined = true;
+        for (size_t i = 0; i < run->n; i++) {
+                const bench_candidate_t *c = &run->c[i];
+
+                if (c->settings.delegate == RT_DELEGATE_XNNPACK && c->state == BENCH_STATE_DONE && c->ok &&
+                    c->median_us >= 0 && (!base || c->median_us < base->median_us))
+                        base = c;
+        }
+        if (!base || bench_candidates_refine(&se->traits, &base->settings, cpu_has_fp16_arith(),
+                                             base->partition_nodes, base->partition_delegated, base->n_partitions,
+                                             &v, &n) < 0)
+                return;
+        if (run->n + n > BENCH_MAX_CANDIDATES)
+                n = BENCH_MAX_CANDIDATES > run->n ? BENCH_MAX_CANDIDATES - run->n : 0;
+        pthread_mutex_lock(&rn->mu);
+        grown = n ? realloc(run->c, (run->n + n) * sizeof(*grown)) : NULL;
+        if (grown) {
+                for (size_t i = 0; i < n; i++) {
+                        bench_candidate_t *c = &grown[run->n + i];
+
+                        *c = (bench_candidate_t) { .settings = v[i] };
+                        rt_settings_init(&v[i]);
+                        if (daemon_settings_store_key(&c->settings, &c->key) < 0)
+                                c->key = NULL;
+                        candidate_describe(c);
+                }
+                run->c = grown;
+                run->n += n;
+        }
+        pthread_mutex_unlock(&rn->mu);
+        for (size_t i = 0; i < n; i++)
+                rt_settings_done(&v[i]);
+        free(v);
+}
+
+/* The job's pruning threshold and share of the budget for candidate i. */
+static void search_job_limits(const bench_runner_t *rn, const bench_run_t *run, const search_t *se, size_t i,
+                              bool is_golden, Acceld__BenchmarkWorkerJob *job) {
+        int64_t left = search_left_us(rn, se);
+        size_t pending = run->n - i + (se->generated && !se->refined ? 4 : 0);
+
+        job->has_prune_after_runs = 1;
+        job->prune_after_runs = BENCH_PRUNE_AFTER_RUNS;
+        job->has_prune_above_us = 0;
+        job->prune_above_us = 0;
+        job->has_prune_early_above_us = 0;
+        job->prune_early_above_us = 0;
+        if (!is_golden && se->best_median_us >= 0) {
+                int64_t t = (int64_t) ((double) se->best_median_us * BENCH_PRUNE_FACTOR);
+
+                if (t < se->best_median_us + BENCH_PRUNE_MIN_GAP_US)
+                        t = se->best_median_us + BENCH_PRUNE_MIN_GAP_US;
+                job->has_prune_above_us = 1;
+                job->prune_above_us = t;
+                job->has_prune_early_above_us = 1;
+                job->prune_early_above_us = (int64_t) ((double) t * BENCH_PRUNE_EARLY_FACTOR / BENCH_PRUNE_FACTOR);
+        }
+        job->has_runs_time_limit_us = left != INT64_MAX;
+        job->runs_time_limit_us = left != INT64_MAX ? (left > 0 ? left : 0) / (int64_t) (pending ? pending : 1) : 0;
+        if (job->has_runs_time_limit_us && job->runs_time_limit_us < 1)
+                job->runs_time_limit_us = 1;
+        /* 80% of the timeout from the worker's start: slow candidates end
+         * with fewer runs rather than killed (and counted as failures). */
+        job->has_runs_hard_limit_us = 1;
+        job->runs_hard_limit_us = (int64_t) run->req.timeout_ms * 800;
+}
+
 static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         _cleanup_close_ int model_fd = -1;
         rt_settings_t *gen = NULL;
@@ -963,18 +1054,23 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         Acceld__BenchmarkWorkerJob job = ACCELD__BENCHMARK_WORKER_JOB__INIT;
         Acceld__BenchmarkThresholds th = ACCELD__BENCHMARK_THRESHOLDS__INIT;
         Acceld__BenchmarkWorkerResult *golden = NULL;
+        search_t se = { .best_median_us = -1 };
         bench_candidate_t *cands;
-        size_t n;
+        size_t n, n_pruned = 0, n_over = 0;
         bool need_golden;
         int r;
 
+        se.started_us = acc_clock_us(CLOCK_MONOTONIC);
         r = run_model(rn, run, &model_fd);
         if (r < 0) {
                 run_message(rn, run, "cannot read the model: %s", strerror(-r));
                 return;
         }
         if (run->req.n_candidates == 0) {
-                r = bench_candidates_generate(&gen, &n_gen);
+                se.generated = true;
+                search_traits(&se, model_fd);
+                r = bench_candidates_generate(&se.traits, daemon_cpu_budget(), rt_driver_xnnpack() != NULL, &gen,
+                                              &n_gen);
                 if (r < 0) {
                         run_message(rn, run, "%s", strerror(-r));
                         return;
@@ -994,12 +1090,33 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         pthread_mutex_unlock(&rn->mu);
 
         run_job_init(rn, run, &job, &th);
-        for (size_t i = 0; i < n && !runner_stopping(rn); i++) {
+        for (size_t i = 0; !runner_stopping(rn); i++) {
                 bool is_golden = need_golden && i == 0;
+                bench_candidate_t *c;
 
-                if (candidate_admit(rn, run, &cands[i], need_golden && !is_golden && !golden))
-                        candidate_execute(rn, run, model_fd, &job, &cands[i], is_golden, &golden);
+                if (i == run->n && se.generated && !se.refined)
+                        search_refine(rn, run, &se);
+                if (i >= run->n)
+                        break;
+                c = &run->c[i];
+                if (!is_golden && search_left_us(rn, &se) <= 0) {
+                        candidate_skip(rn, c, "skipped: the search budget (benchmark_budget_ms = %u) is spent",
+                                       rn->budget_ms);
+                        n_over++;
+                        continue;
+                }
+                search_job_limits(rn, run, &se, i, is_golden, &job);
+                if (!candidate_admit(rn, run, c, need_golden && !is_golden && !golden))
+                        continue;
+                candidate_execute(rn, run, model_fd, &job, c, is_golden, &golden);
+                n_pruned += c->pruned;
+                if (c->ok && !c->pruned && c->median_us >= 0 &&
+                    (se.best_median_us < 0 || c->median_us < se.best_median_us))
+                        se.best_median_us = c->median_us;
         }
+        if (n_pruned || n_over)
+                log_info("benchmark of model %s: %zu candidates, %zu pruned as clearly slower, %zu not run "
+                         "(search budget %u ms)", run->sha256, run->n, n_pruned, n_over, rn->budget_ms);
         run_best_select(rn, run);
         if (golden)
                 acceld__benchmark_worker_result__free_unpacked(golden, NULL);
@@ -1078,6 +1195,13 @@ int bench_runner_set_weights_dir(bench_runner_t *rn, const char *dir) {
         return 0;
 }
 
+int bench_runner_set_budget_ms(bench_runner_t *rn, uint32_t budget_ms) {
+        if (!rn)
+                return -EINVAL;
+        rn->budget_ms = budget_ms;
+        return 0;
+}
+
 int bench_runner_set_max_accuracy_drop(bench_runner_t *rn, double max_drop) {
         if (!rn || !(max_drop >= 0 && max_drop <= 1))
                 return -EINVAL;
@@ -1100,6 +1224,7 @@ int bench_runner_start(store_thread_t *store, const char *worker_exe, const char
         rn->userdata = userdata;
         rn->next_id = 1;
         rn->max_accuracy_drop = BENCH_DEFAULT_MAX_ACCURACY_DROP;
+        rn->budget_ms = BENCH_DEFAULT_BUDGET_MS;
         rn->worker_exe = strdup(worker_exe);
         rn->plugin_dir = plugin_dir ? strdup(plugin_dir) : NULL;
         if (!rn->worker_exe || (plugin_dir && !rn->plugin_dir)) {

@@ -52,11 +52,16 @@ typedef struct bench_candidate {
         char driver_version[64];
         bench_state_t state;
         bool ok;
+        bool pruned;                    /* stopped early as clearly slower */
+        uint32_t runs;                  /* timed runs it made */
         int64_t median_us, p90_us, init_us; /* -1: none */
         int32_t max_memory_kb;          /* -1: none */
         char error[256];                /* "" when it ran to END */
         uint8_t *event;                 /* END or ERROR event bytes, owned */
         size_t event_size;
+        int32_t *partition_nodes;       /* its plan's groups (owned), n_partitions of them */
+        bool *partition_delegated;
+        size_t n_partitions;
 } bench_candidate_t;
 
 /* What a client asked for. The runner owns it after bench_runner_submit(). */
@@ -81,11 +86,20 @@ typedef struct bench_request {
 /* Free what r owns. NULL-safe. */
 void bench_request_done(bench_request_t *r);
 
-/* Generate the default candidates (reference, XNNPACK 1..cores threads,
- * XNNPACK FP16 where the CPU has FP16 arithmetic, every other registered
- * driver). *ret_v malloc'ed (rt_settings_done() each, then free()).
- * Returns 0 or -ENOMEM. */
-int bench_candidates_generate(rt_settings_t **ret_v, size_t *ret_n);
+/* Pruning (docs/benchmarking.md, "The search"): after
+ * BENCH_PRUNE_AFTER_RUNS runs a candidate stops when its fastest run is
+ * above BENCH_PRUNE_FACTOR times the best median of the run so far and
+ * above it by at least BENCH_PRUNE_MIN_GAP_US. */
+#define BENCH_PRUNE_AFTER_RUNS 3
+#define BENCH_PRUNE_FACTOR 1.5
+#define BENCH_PRUNE_MIN_GAP_US 1000
+/* ... and after its first two runs already when both are above
+ * BENCH_PRUNE_EARLY_FACTOR times the best median (and the gap scaled
+ * alike): a candidate 4x slower on a 100 ms model costs seconds. Two, not
+ * one: on a loaded machine one run alone can be descheduled for 100 ms. */
+#define BENCH_PRUNE_EARLY_FACTOR 4.0
+/* The default of acceld.conf's benchmark_budget_ms. */
+#define BENCH_DEFAULT_BUDGET_MS 120000
 
 /* "reference=<v>;xnnpack=<v>;faulty=<v>" over the registered drivers.
  * Always NUL-terminated. */
@@ -115,6 +129,12 @@ int bench_runner_set_weights_dir(bench_runner_t *r, const char *dir);
  * by more than this (bench_select_with()); call before the first submit.
  * 0 or -EINVAL (outside [0, 1]). */
 int bench_runner_set_max_accuracy_drop(bench_runner_t *r, double max_drop);
+
+/* The time budget of a search over generated candidates (0: none): a
+ * candidate is not started once it is spent, and each one's timed runs
+ * stop at its share of what is left (after BENCH_PRUNE_AFTER_RUNS runs).
+ * Call before the first submit. 0 or -EINVAL. */
+int bench_runner_set_budget_ms(bench_runner_t *r, uint32_t budget_ms);
 
 /* Queue a run; takes ownership of *req (zeroed on return, also on error).
  * Returns the run id (> 0) or -EAGAIN (too many runs queued), -ENOMEM. Any

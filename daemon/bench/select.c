@@ -10,6 +10,7 @@
 #include "settings.h"
 #include "cleanup.h"
 #include "models.h"
+#include "worker.h"
 
 typedef struct eligible {
         const store_event_t *e;         /* latest END/ERROR of its key */
@@ -17,6 +18,7 @@ typedef struct eligible {
         int64_t median_us;
         int32_t threads;
         bool cpu;
+        uint32_t pruned;                /* runs after which it was pruned, 0: not */
         char label[96];
         const uint8_t *settings;        /* borrowed from the decoded event */
         size_t settings_size;
@@ -138,6 +140,7 @@ static void selection_qualify(selection_t *sel, const store_evaluation_t *evals,
                 } else
                         rt_settings_init(&s);
                 el->threads = rt_settings_num_threads(&s, 1);
+                el->pruned = daemon_worker_event_pruned_runs(ev);
                 el->cpu = s.delegate == RT_DELEGATE_NONE;
                 rt_settings_label(&s, el->label, sizeof(el->label));
                 if (accuracy_dropped(evals, n_evals, &s, max_drop, why, sizeof(why))) {
@@ -220,6 +223,44 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
         return best;
 }
 
+static int cmp_median(const void *a, const void *b) {
+        const eligible_t *x = *(const eligible_t *const *) a, *y = *(const eligible_t *const *) b;
+
+        return (x->median_us > y->median_us) - (x->median_us < y->median_us);
+}
+
+/* "; measured: xnnpack/2t 690 us, xnnpack/1t 1100 us (pruned after 3
+ * runs), ...": every correct setting by median, so the reason shows what
+ * the choice was made from and what was cut short. */
+static void reason_append_medians(const selection_t *sel, char *reason, size_t size) {
+        _cleanup_free_ const eligible_t **v = calloc(sel->n_el + 1, sizeof(*v));
+        size_t n = 0, len = strlen(reason), n_pruned = 0;
+
+        if (!v)
+                return;
+        for (size_t k = 0; k < sel->n_el; k++)
+                if (sel->el[k].ok)
+                        v[n++] = &sel->el[k];
+        qsort(v, n, sizeof(*v), cmp_median);
+        for (size_t i = 0; i < n && len < size; i++) {
+                int w = snprintf(reason + len, size - len, "%s%s %lld us", i ? ", " : "; measured: ", v[i]->label,
+                                 (long long) v[i]->median_us);
+
+                if (w > 0)
+                        len += (size_t) w;
+                if (v[i]->pruned && len < size) {
+                        w = snprintf(reason + len, size - len, " (pruned after %u run%s)", v[i]->pruned,
+                                     v[i]->pruned == 1 ? "" : "s");
+                        if (w > 0)
+                                len += (size_t) w;
+                        n_pruned++;
+                }
+        }
+        if (n_pruned && len < size)
+                (void) snprintf(reason + len, size - len, "; %zu pruned as clearly slower than the best so far",
+                                n_pruned);
+}
+
 /* Store the decision for the chosen event (its settings re-packed), and
  * read it back into *ret when ret is non-NULL. */
 static int decision_store(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
@@ -267,7 +308,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
         size_t n = 0;
         selection_t sel = { 0 };
         ssize_t best;
-        char reason[1024];
+        char reason[2048];
         int r;
 
         if (!db || !acc_sha256_hex_valid(model_sha256) || preference < 0 || preference > 3)
@@ -313,6 +354,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                                         "; left out for an accuracy drop over %g: %s", max_accuracy_drop,
                                         sel.inaccurate);
         }
+        reason_append_medians(&sel, reason, sizeof(reason));
         r = decision_store(db, model_sha256, preference, uid, driver_versions, sel.el[best].e->settings_key,
                            sel.decoded[best], reason, ret);
 out:

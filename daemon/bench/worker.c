@@ -109,8 +109,14 @@ typedef struct worker {
         Tflite__Proto__BenchmarkMetric metrics[3];
         Tflite__Proto__BenchmarkMetric *metric_ptrs[3];
         float *metric_values[3];
+        int64_t started_us;             /* CLOCK_MONOTONIC at the worker's start */
         int64_t init_us;
         int64_t *times;
+        uint32_t pruned_after;          /* runs before pruning stopped it, 0: not pruned */
+        ProtobufCMessageUnknownField pruned_field;
+        uint8_t pruned_varint[10];
+        int32_t *partition_nodes;
+        protobuf_c_boolean *partition_delegated;
         Acceld__BenchmarkWorkerResult out;
         char message[512];
 } worker_t;
@@ -296,10 +302,48 @@ static int worker_outputs_keep(rt_interp_t *it, worker_outputs_t *o) {
         return 0;
 }
 
-/* The timed runs, into w->times; the first run's outputs into *first (the
+/* Whether to stop after run k (0-based): one more run as long as this one
+ * would end past the job's hard limit (most of the candidate's timeout,
+ * from the worker's start), pruned early (the first two runs are above
+ * prune_early_above_us), pruned (the fastest run so far is
+ * above the job's prune_above_us after prune_after_runs runs, noted in
+ * w->pruned_after), or the job's share of the search budget is used up
+ * (after at least as many runs). */
+static bool worker_runs_stop(worker_t *w, uint32_t k, int64_t started_us) {
+        const Acceld__BenchmarkWorkerJob *job = w->job;
+        uint32_t min_runs = job->has_prune_after_runs && job->prune_after_runs > 0 ? job->prune_after_runs : 3;
+        int64_t fastest = INT64_MAX;
+
+        /* The next run would likely end past the hard limit (counted from
+         * the worker's start, initialization included). */
+        if (job->has_runs_hard_limit_us && job->runs_hard_limit_us > 0 &&
+            acc_clock_us(CLOCK_MONOTONIC) + w->times[k] - w->started_us >= job->runs_hard_limit_us)
+                return true;
+        if (k == 1 && job->has_prune_early_above_us && job->prune_early_above_us > 0 &&
+            w->times[0] > job->prune_early_above_us && w->times[1] > job->prune_early_above_us) {
+                w->pruned_after = 2;
+                return true;
+        }
+        if (k + 1 < min_runs)
+                return false;
+        for (uint32_t i = 0; i <= k; i++)
+                if (w->times[i] < fastest)
+                        fastest = w->times[i];
+        if (job->has_prune_above_us && job->prune_above_us > 0 && fastest > job->prune_above_us) {
+                w->pruned_after = k + 1;
+                return true;
+        }
+        return job->has_runs_time_limit_us && job->runs_time_limit_us > 0 &&
+               acc_clock_us(CLOCK_MONOTONIC) - started_us >= job->runs_time_limit_us;
+}
+
+/* The timed runs, into w->times (*ret_done of them: fewer than `runs`
+ * when pruned or out of time); the first run's outputs into *first (the
  * goldens are a fresh interpreter's first invoke: stateful models). 0 or
  * worker_fail()'s exit code. */
-static int worker_runs(worker_t *w, rt_interp_t *it, uint32_t runs, int32_t n_in, worker_outputs_t *first) {
+static int worker_runs(worker_t *w, rt_interp_t *it, uint32_t runs, int32_t n_in, worker_outputs_t *first,
+                       uint32_t *ret_done) {
+        int64_t started;
         int r;
 
         w->times = calloc(runs, sizeof(int64_t));
@@ -308,6 +352,8 @@ static int worker_runs(worker_t *w, rt_interp_t *it, uint32_t runs, int32_t n_in
         if (!w->times || !first->data || !first->size)
                 return worker_fail(w, FAIL_INFERENCE, -ENOMEM, "%s", NULL);
         stage_mark('R');
+        started = acc_clock_us(CLOCK_MONOTONIC);
+        *ret_done = runs;
         for (uint32_t k = 0; k < runs; k++) {
                 int64_t s;
 
@@ -323,8 +369,58 @@ static int worker_runs(worker_t *w, rt_interp_t *it, uint32_t runs, int32_t n_in
                         return worker_fail(w, FAIL_INFERENCE, r, "invoke: %s", rt_interp_last_error(it));
                 if (k == 0 && worker_outputs_keep(it, first) < 0)
                         return worker_fail(w, FAIL_INFERENCE, -ENOMEM, "%s", NULL);
+                if (k + 1 < runs && worker_runs_stop(w, k, started)) {
+                        *ret_done = k + 1;
+                        break;
+                }
         }
         return 0;
+}
+
+/* The plan's groups (the partitioning candidates are made from them). */
+static void worker_partitions_attach(worker_t *w, rt_interp_t *it) {
+        size_t n = rt_interp_partitions(it, NULL, 0);
+        rt_interp_partition_t *v = calloc(n + 1, sizeof(*v));
+
+        w->partition_nodes = calloc(n + 1, sizeof(int32_t));
+        w->partition_delegated = calloc(n + 1, sizeof(protobuf_c_boolean));
+        if (!v || !w->partition_nodes || !w->partition_delegated) {
+                free(v);
+                return;
+        }
+        n = rt_interp_partitions(it, v, n);
+        for (size_t i = 0; i < n; i++) {
+                w->partition_nodes[i] = v[i].nodes;
+                w->partition_delegated[i] = strcmp(v[i].driver, "reference") != 0;
+        }
+        w->out.partition_nodes = w->partition_nodes;
+        w->out.n_partition_nodes = n;
+        w->out.partition_delegated = w->partition_delegated;
+        w->out.n_partition_delegated = n;
+        free(v);
+}
+
+/* An END event of a pruned candidate carries BenchmarkEvent field 1000
+ * (ours): the runs after which it stopped. */
+static void worker_pruned_mark(worker_t *w) {
+        size_t n = 0;
+        uint64_t v = w->pruned_after;
+
+        if (!w->pruned_after)
+                return;
+        do {
+                w->pruned_varint[n] = (uint8_t) (v & 0x7f);
+                v >>= 7;
+                if (v)
+                        w->pruned_varint[n] |= 0x80;
+                n++;
+        } while (v);
+        w->pruned_field = (ProtobufCMessageUnknownField) {
+                .tag = DAEMON_WORKER_EVENT_FIELD_PRUNED, .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT,
+                .len = n, .data = w->pruned_varint,
+        };
+        w->event.base.n_unknown_fields = 1;
+        w->event.base.unknown_fields = &w->pruned_field;
 }
 
 /* The accuracy metrics of the first outputs against the goldens (error,
@@ -418,7 +514,7 @@ static int worker_run(worker_t *w) {
         _cleanup_(rt_wcache_closep) rt_wcache_t *wcache = NULL;
         _cleanup_(worker_outputs_free) worker_outputs_t first = { 0 };
         rt_interp_t *it = NULL;
-        uint32_t runs = job->has_runs && job->runs > 0 ? job->runs : 10;
+        uint32_t runs = job->has_runs && job->runs > 0 ? job->runs : 10, done = 0;
         bench_thresholds_t th;
         int32_t n_in;
         int rc;
@@ -444,11 +540,13 @@ static int worker_run(worker_t *w) {
         }
         rc = worker_inputs_prepare(w, it, n_in);
         if (rc == 0)
-                rc = worker_runs(w, it, runs, n_in, &first);
+                rc = worker_runs(w, it, runs, n_in, &first, &done);
         if (rc != 0)
                 goto out;
 
-        worker_end_fill(w, runs);
+        worker_end_fill(w, done);
+        worker_pruned_mark(w);
+        worker_partitions_attach(w, it);
         if (job->n_golden_outputs > 0) {
                 rc = worker_metrics(w, it, &first, &th);
                 if (rc != 0)
@@ -460,6 +558,22 @@ static int worker_run(worker_t *w) {
 out:
         (void) rt_interp_free(it);
         return rc;
+}
+
+uint32_t daemon_worker_event_pruned_runs(const Tflite__Proto__BenchmarkEvent *ev) {
+        for (size_t i = 0; ev && i < ev->base.n_unknown_fields; i++) {
+                const ProtobufCMessageUnknownField *f = &ev->base.unknown_fields[i];
+                uint64_t v = 0;
+
+                if (f->tag != DAEMON_WORKER_EVENT_FIELD_PRUNED || f->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT)
+                        continue;
+                for (size_t k = 0; k < f->len && k < 5; k++) {
+                        v |= (uint64_t) (f->data[k] & 0x7f) << (7 * k);
+                        if (!(f->data[k] & 0x80))
+                                return v > UINT32_MAX ? UINT32_MAX : (uint32_t) v;
+                }
+        }
+        return 0;
 }
 
 int daemon_worker_main(int argc, char **argv) {
@@ -482,6 +596,7 @@ int daemon_worker_main(int argc, char **argv) {
                         return 2;
                 }
         }
+        w.started_us = acc_clock_us(CLOCK_MONOTONIC);
         tflite__proto__benchmark_event__init(&w.event);
         tflite__proto__benchmark_result__init(&w.result);
         tflite__proto__benchmark_error__init(&w.error);
@@ -523,6 +638,8 @@ int daemon_worker_main(int argc, char **argv) {
         free(w.out.inputs);
         free(w.out.outputs);
         free(w.times);
+        free(w.partition_nodes);
+        free(w.partition_delegated);
         for (int k = 0; k < 3; k++)
                 free(w.metric_values[k]);
         if (w.settings_proto)

@@ -13,6 +13,10 @@
  * BenchmarkResult (initialization_time_us, inference_time_us per run,
  * max_memory_kb from getrusage, ok and the metrics that decided it), or
  * ERROR with stage and error codes when the runtime returned an error.
+ * The job may cut the runs short: pruning (prune_after_runs,
+ * prune_above_us; the END event then carries
+ * DAEMON_WORKER_EVENT_FIELD_PRUNED) and a time limit (runs_time_limit_us).
+ * The result lists the plan's groups (partition_nodes/_delegated).
  * Exit status: 0 after END, 1 after ERROR, 2 when the job itself is bad
  * (no result written). A signal or timeout is the runner's to report.
  */
@@ -28,6 +32,17 @@
 /* The worker appends 'I' entering initialization and 'R' entering inference,
  * so the runner knows the stage of a crash. */
 #define DAEMON_WORKER_STAGE_FD 5
+
+/* Ours on tflite.proto.BenchmarkEvent (an unknown field to the seed's
+ * schema): an END event of a candidate that was pruned, stopped after
+ * this many runs because its fastest run was far above the best median
+ * so far (docs/benchmarking.md, "The search"). */
+#define DAEMON_WORKER_EVENT_FIELD_PRUNED 1000
+
+/* The runs after which the event's candidate was pruned (its
+ * DAEMON_WORKER_EVENT_FIELD_PRUNED), 0 when it was not. NULL-safe. */
+struct Tflite__Proto__BenchmarkEvent;
+uint32_t daemon_worker_event_pruned_runs(const struct Tflite__Proto__BenchmarkEvent *ev);
 
 /* Worker entry, from main() when argv[1] is DAEMON_WORKER_ARG. Returns the
  * process exit status. */

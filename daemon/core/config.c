@@ -155,6 +155,9 @@ static const config_entry_t config_table[] = {
         FRACTION("max_accuracy_drop", max_accuracy_drop, 10000,
                  "Selection skips a setting whose recorded top-1 accuracy or mAP is below the reference "
                  "kernels' by more than this fraction; 1 = ignore accuracy."),
+        UINT("benchmark_budget_ms", benchmark_budget_ms, 0, 86400000, 120000,
+             "Time one benchmark run may take over all its candidates: none starts once it is spent, and "
+             "each one's timed runs stop at its share of what is left (after 3 runs). 0 = no budget."),
 };
 
 static void *entry_ptr(daemon_config_t *c, const config_entry_t *e) {

@@ -73,6 +73,8 @@ typedef struct daemon_config {
         /* Selection: largest accepted drop of a setting's recorded
          * accuracy against the reference kernels' (fraction, 0..1). */
         double max_accuracy_drop;
+        /* Time budget of one benchmark run's search (ms); 0 = none. */
+        uint64_t benchmark_budget_ms;
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

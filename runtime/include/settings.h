@@ -10,8 +10,11 @@
  *    "fallback_settings": {"allow_automatic_fallback_on_compilation_error": true,
  *                          "allow_automatic_fallback_on_execution_error": false},
  *    "max_delegated_partitions": 1,
+ *    "min_nodes_per_partition": 3,
  *    "plugin_settings": {"mode": "hang"}}
  *
+ * "min_nodes_per_partition" is ours (TFLiteSettings has no such field):
+ * delegated groups smaller than it run on the reference kernels.
  * "delegate" is one of the seed's Delegate names (NONE, NNAPI, GPU, HEXAGON,
  * XNNPACK, EDGETPU, EDGETPU_CORAL) or, as our extension, the name of a plugin
  * driver ("faulty"). "plugin_settings" (our extension) is handed to a plugin
@@ -89,12 +92,16 @@ const char *rt_settings_delegate_suggest(const char *name);
  *                                      number TFLite's own schema uses
  *   TFLiteSettings field 1000 (bytes)  plugin driver name
  *   TFLiteSettings field 1001 (bytes)  plugin_settings JSON text
+ *   TFLiteSettings field 1002 (varint) min_nodes_per_partition: delegated
+ *                                      groups with fewer nodes run on the
+ *                                      reference kernels (written when > 1)
  *
  * Pure functions; any thread.
  */
 #define RT_SETTINGS_FIELD_XNNPACK_FLAGS 2
 #define RT_SETTINGS_FIELD_PLUGIN_NAME 1000
 #define RT_SETTINGS_FIELD_PLUGIN_SETTINGS 1001
+#define RT_SETTINGS_FIELD_MIN_NODES_PER_PARTITION 1002
 
 /* The generated protobuf-c message (proto/acceleration.proto). */
 struct Tflite__Proto__TFLiteSettings;
@@ -130,7 +137,8 @@ int rt_settings_to_json(const rt_settings_t *s, char **ret);
 /*
  * The canonical key of an instance: "delegate=XNNPACK;threads=2;
  * xnnpack_flags=0;max_partitions=0;fallback=10;plugin=", only what changes
- * the compiled result. PrepareModel answers it, and cache records and
+ * the compiled result; ";min_nodes=N" is appended when
+ * min_nodes_per_partition is set (> 1). PrepareModel answers it, and cache records and
  * evaluations store it (existing databases hold it: never change the
  * format). Benchmark events and decisions are keyed instead by storage's
  * store_settings_key() of rt_settings_pack()'s bytes, also stored; the two
@@ -143,6 +151,8 @@ void rt_settings_key(const rt_settings_t *s, char *buf, size_t size);
 const char *rt_settings_driver_name(const rt_settings_t *s);
 
 /* A short label for tables: "reference", "reference/2t", "xnnpack/4t",
- * "xnnpack/2t/fp16", "faulty", "faulty{"mode":"hang"}". Always
+ * "xnnpack/2t/fp16", "xnnpack/2t/qs8" (only the int8 path), "/qu8",
+ * "/sparse", "/maxp1" (max_delegated_partitions), "/min3"
+ * (min_nodes_per_partition), "faulty", "faulty{"mode":"hang"}". Always
  * NUL-terminated. */
 void rt_settings_label(const rt_settings_t *s, char *buf, size_t size);

@@ -11,11 +11,14 @@
 #include <check.h>
 
 #include "acceleration.pb-c.h"
+#include "candidates.h"
 #include "metrics.h"
 #include "select.h"
 #include "settings.h"
 #include "models.h"
 #include "storage.h"
+#include "tflite-builder.h"
+#include "worker.h"
 
 /* ---- metrics ---- */
 
@@ -174,6 +177,167 @@ START_TEST(test_settings_default_is_empty) {
 }
 END_TEST
 
+/* ---- generated candidates (bench/candidates.c) ---- */
+
+/* y = a + b on [1,4] of `type` (quantized for 8-bit types); *ret loaded. */
+static void add_model(rt_type_t type, rt_model_t **ret) {
+        tfb_t *b = tfb_new();
+        int32_t sh[2] = { 1, 4 }, t[3];
+        uint8_t *bytes;
+        size_t size;
+        char err[256];
+
+        for (int i = 0; i < 3; i++)
+                t[i] = type == RT_TYPE_FLOAT32 ? tfb_tensor(b, type, NULL, 2, sh)
+                                               : tfb_tensor_quant(b, type, NULL, 2, sh, 0.5f,
+                                                                  type == RT_TYPE_UINT8 ? 128 : 0, NULL, 0);
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = t, .n_inputs = 2,
+                                    .outputs = &t[2], .n_outputs = 1 });
+        tfb_io(b, t, 2, &t[2], 1);
+        bytes = tfb_finish(b, &size);
+        tfb_free(b);
+        ck_assert_ptr_nonnull(bytes);
+        ck_assert_int_eq(rt_model_load_buffer(bytes, size, true, ret, err, sizeof(err)), 0);
+        free(bytes);
+}
+
+static void settings_free(rt_settings_t *v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                rt_settings_done(&v[i]);
+        free(v);
+}
+
+/* How many of v[0..n) have XNNPACK flags `flags` exactly. */
+static size_t count_flags(const rt_settings_t *v, size_t n, uint32_t flags) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+                k += v[i].delegate == RT_DELEGATE_XNNPACK && v[i].xnnpack_flags == flags;
+        return k;
+}
+
+/* Stage 1: the reference kernels and XNNPACK at every thread count up to
+ * the CPUs acceld may use, most first; none of the model-dependent flags. */
+START_TEST(test_candidates_threads_up_to_budget) {
+        bench_model_traits_t mt = { .has_float = true };
+        rt_settings_t *v = NULL;
+        size_t n = 0;
+
+        ck_assert_int_eq(bench_candidates_generate(&mt, 4, true, &v, &n), 0);
+        ck_assert_uint_ge(n, 5);
+        ck_assert_int_eq(v[0].delegate, RT_DELEGATE_NONE);
+        for (int t = 0; t < 4; t++) {
+                ck_assert_int_eq(v[1 + t].delegate, RT_DELEGATE_XNNPACK);
+                ck_assert_int_eq(v[1 + t].xnnpack_num_threads, 4 - t);
+                ck_assert_uint_eq(v[1 + t].xnnpack_flags, 0);
+        }
+        for (size_t i = 5; i < n; i++)
+                ck_assert_int_eq(v[i].delegate, RT_DELEGATE_PLUGIN); /* one per other driver */
+        settings_free(v, n);
+        ck_assert_int_eq(bench_candidates_generate(&mt, 1, true, &v, &n), 0);
+        ck_assert_int_eq(v[1].xnnpack_num_threads, 1);
+        ck_assert(n < 3 || v[2].delegate != RT_DELEGATE_XNNPACK);
+        settings_free(v, n);
+        /* Without XNNPACK: the reference kernels alone (and plugins). */
+        ck_assert_int_eq(bench_candidates_generate(&mt, 4, false, &v, &n), 0);
+        ck_assert_uint_eq(count_flags(v, n, 0), 0);
+        settings_free(v, n);
+}
+END_TEST
+
+/* Stage 2 follows the model: a float model gets no quantized-path
+ * candidate; an int8 one gets its QS8 path off (QU8 alone), a uint8 one
+ * its QU8 path off (QS8 alone), a model with both gets both; sparse
+ * inference only with sparse weights; FP16 only for float models on a CPU
+ * that has it. */
+START_TEST(test_candidates_follow_the_model) {
+        static const struct {
+                rt_type_t type;
+                bool qs8_off, qu8_off;
+        } cases[] = { { RT_TYPE_FLOAT32, false, false }, { RT_TYPE_INT8, true, false }, { RT_TYPE_UINT8, false, true } };
+        rt_settings_t base, *v = NULL;
+        size_t n = 0;
+
+        rt_settings_init(&base);
+        base.delegate = RT_DELEGATE_XNNPACK;
+        base.xnnpack_num_threads = 2;
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                bench_model_traits_t mt;
+                rt_model_t *m = NULL;
+
+                add_model(cases[c].type, &m);
+                bench_model_traits_get(m, &mt);
+                ck_assert(mt.has_float == (cases[c].type == RT_TYPE_FLOAT32));
+                ck_assert(mt.has_int8 == (cases[c].type == RT_TYPE_INT8));
+                ck_assert(mt.has_uint8 == (cases[c].type == RT_TYPE_UINT8));
+                ck_assert(!mt.has_sparse);
+                ck_assert_int_eq(bench_candidates_refine(&mt, &base, true, NULL, NULL, 0, &v, &n), 0);
+                /* QU8 alone = the int8 (QS8) path off, and the other way round. */
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_QU8), cases[c].qs8_off);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_QS8), cases[c].qu8_off);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_FORCE_FP16), cases[c].type == RT_TYPE_FLOAT32);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_SPARSE), 0);
+                for (size_t i = 0; i < n; i++)
+                        ck_assert_int_eq(v[i].xnnpack_num_threads, 2); /* at the base's thread count */
+                settings_free(v, n);
+                /* No FP16 arithmetic: no FP16 candidate. */
+                ck_assert_int_eq(bench_candidates_refine(&mt, &base, false, NULL, NULL, 0, &v, &n), 0);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_FORCE_FP16), 0);
+                settings_free(v, n);
+                (void) rt_model_free(m);
+        }
+        {
+                bench_model_traits_t mt = { .has_int8 = true, .has_uint8 = true, .has_sparse = true };
+
+                ck_assert_int_eq(bench_candidates_refine(&mt, &base, true, NULL, NULL, 0, &v, &n), 0);
+                ck_assert_uint_eq(n, 3);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_QU8), 1);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_QS8), 1);
+                ck_assert_uint_eq(count_flags(v, n, RT_XNNPACK_FLAG_SPARSE), 1);
+                settings_free(v, n);
+        }
+        rt_settings_done(&base);
+}
+END_TEST
+
+/* The partitioning candidates come from the plan: one delegated group
+ * gives none; several give max_delegated_partitions 1 and the minimum
+ * sizes that each move more small groups, never all of them. */
+START_TEST(test_candidates_partitioning) {
+        bench_model_traits_t mt = { .has_float = true };
+        int32_t one[1] = { 30 };
+        bool one_d[1] = { true };
+        /* xnnpack:20 reference:1 xnnpack:1 reference:1 xnnpack:2 reference:1 xnnpack:4 reference:1 xnnpack:20 */
+        int32_t many[9] = { 20, 1, 1, 1, 2, 1, 4, 1, 20 };
+        bool many_d[9] = { true, false, true, false, true, false, true, false, true };
+        rt_settings_t base, *v = NULL;
+        size_t n = 0, maxp = 0, k = 0;
+        int32_t mins[4] = { 0 };
+
+        rt_settings_init(&base);
+        base.delegate = RT_DELEGATE_XNNPACK;
+        base.xnnpack_num_threads = 1;
+        ck_assert_int_eq(bench_candidates_refine(&mt, &base, false, one, one_d, 1, &v, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        settings_free(v, n);
+        ck_assert_int_eq(bench_candidates_refine(&mt, &base, false, many, many_d, 9, &v, &n), 0);
+        for (size_t i = 0; i < n; i++) {
+                maxp += v[i].max_delegated_partitions == 1;
+                if (v[i].min_nodes_per_partition > 1 && k < 4)
+                        mins[k++] = v[i].min_nodes_per_partition;
+        }
+        ck_assert_uint_eq(maxp, 1);
+        /* 2 moves the 1-node group, 3 the 2-node one too, 5 the 4-node one
+         * too; 9 would move nothing more (the 20-node groups stay). */
+        ck_assert_uint_eq(k, 3);
+        ck_assert_int_eq(mins[0], 2);
+        ck_assert_int_eq(mins[1], 3);
+        ck_assert_int_eq(mins[2], 5);
+        settings_free(v, n);
+        rt_settings_done(&base);
+}
+END_TEST
+
 /* ---- selection ---- */
 
 static char dir[] = "/tmp/minibench-unit-XXXXXX";
@@ -230,6 +394,46 @@ static void record(const char *json, int type, bool ok, int64_t t1, int64_t t2, 
         rt_settings_done(&s);
 }
 
+/* An END (ok) of a candidate pruned after 3 runs (BenchmarkEvent field
+ * 1000, as the worker writes it). */
+static void record_pruned(const char *json, int64_t t1, int64_t t2, int64_t t3) {
+        rt_settings_t s;
+        char err[256];
+        uint8_t *eb, three = 3;
+        size_t en;
+        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
+        Tflite__Proto__BenchmarkResult res = TFLITE__PROTO__BENCHMARK_RESULT__INIT;
+        ProtobufCMessageUnknownField u = { .tag = DAEMON_WORKER_EVENT_FIELD_PRUNED,
+                                           .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT, .len = 1, .data = &three };
+        int64_t times[3] = { t1, t2, t3 };
+
+        ck_assert_int_eq(rt_settings_parse_json(json, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(rt_settings_to_proto(&s, &ev.tflite_settings), 0);
+        ev.has_event_type = 1;
+        ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END;
+        res.has_ok = 1;
+        res.ok = 1;
+        res.n_inference_time_us = 3;
+        res.inference_time_us = times;
+        ev.result = &res;
+        ev.base.n_unknown_fields = 1;
+        ev.base.unknown_fields = &u;
+        en = tflite__proto__benchmark_event__get_packed_size(&ev);
+        eb = malloc(en);
+        (void) tflite__proto__benchmark_event__pack(&ev, eb);
+        {
+                Tflite__Proto__BenchmarkEvent *back = tflite__proto__benchmark_event__unpack(NULL, en, eb);
+
+                ck_assert_ptr_nonnull(back);
+                ck_assert_uint_eq(daemon_worker_event_pruned_runs(back), 3);
+                tflite__proto__benchmark_event__free_unpacked(back, NULL);
+        }
+        ck_assert_int_eq(store_event_insert(db, sha, NULL, "x=1", eb, en, NULL), 0);
+        free(eb);
+        tflite__proto__tflite_settings__free_unpacked(ev.tflite_settings, NULL);
+        rt_settings_done(&s);
+}
+
 static char *best_json(int pref) {
         store_decision_t d = {};
         rt_settings_t s;
@@ -274,6 +478,36 @@ START_TEST(test_select_preferences) {
         j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU);
         ck_assert_str_eq(j, "{}");
         free(j);
+}
+END_TEST
+
+/* The fastest correct setting wins over the new kinds of candidates too
+ * (a partitioning choice here), and the reason lists every correct
+ * setting's median and which ones were pruned. */
+START_TEST(test_select_fastest_with_pruned) {
+        store_decision_t d = {};
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 9000, 9000, 9000);
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 700, 690, 710);
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2},\"min_nodes_per_partition\":3}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 600, 610, 590);
+        /* Faster still, but its outputs are wrong. */
+        record("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2,\"force_fp16\":true}}",
+               TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, false, 300, 300, 300);
+        record_pruned("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}", 2000, 2100, 2050);
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", &d), 0);
+        ck_assert_msg(strstr(d.reason, "LOW_LATENCY: xnnpack/2t/min3 has the lowest median inference time (600 us) "
+                                       "of 4 correct settings; next is xnnpack/2t at 700 us") != NULL,
+                      "%s", d.reason);
+        ck_assert_msg(strstr(d.reason, "; measured: xnnpack/2t/min3 600 us, xnnpack/2t 700 us, xnnpack/1t 2050 us "
+                                       "(pruned after 3 runs), reference 9000 us; 1 pruned") != NULL,
+                      "%s", d.reason);
+        store_decision_done(&d);
+        /* The CPU path: the reference run. */
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU, "x=1", &d), 0);
+        ck_assert_str_eq(d.settings_key, "");
+        store_decision_done(&d);
 }
 END_TEST
 
@@ -470,10 +704,16 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_settings_xnnpack_flags_roundtrip);
         tcase_add_test(tc, test_settings_default_is_empty);
         suite_add_tcase(s, tc);
+        tc = tcase_create("candidates");
+        tcase_add_test(tc, test_candidates_threads_up_to_budget);
+        tcase_add_test(tc, test_candidates_follow_the_model);
+        tcase_add_test(tc, test_candidates_partitioning);
+        suite_add_tcase(s, tc);
         tc = tcase_create("select");
         tcase_add_checked_fixture(tc, db_setup, db_teardown);
         tcase_add_test(tc, test_select_preferences);
         tcase_add_test(tc, test_select_low_power_outside_margin);
+        tcase_add_test(tc, test_select_fastest_with_pruned);
         tcase_add_test(tc, test_select_nothing_correct);
         tcase_add_test(tc, test_select_decision_stored_and_invalidated);
         tcase_add_test(tc, test_select_accuracy_drop_excludes);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,6 +565,241 @@ START_TEST(test_minibench_prepare_uses_decision) {
 }
 END_TEST
 
+/* A run of `runs` inferences per candidate (NULL cands: generated). */
+static uint64_t start_runs(accel_client_t *c, const char *model, const char *const *cands, size_t n, uint32_t runs) {
+        accel_bench_options_t o = { .candidates_json = cands, .n_candidates = n, .runs = runs, .timeout_ms = 30000 };
+        uint64_t run = 0;
+        int fd = open(model, O_RDONLY | O_CLOEXEC);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_msg(accel_bench_start(c, fd, NULL, &o, &run) == 0, "%s", accel_last_error());
+        (void) close(fd);
+        return run;
+}
+
+/* The END events of settings matching `needle`: how many, and the runs
+ * of the last one. */
+static size_t end_runs(accel_client_t *c, const char *sha, const char *needle, size_t *ret_runs) {
+        accel_bench_event_filter_t f = { .model_sha256 = sha, .event_type = 2 };
+        accel_bench_event_t *v = NULL;
+        size_t n = 0, k = 0;
+
+        ck_assert_msg(accel_bench_events(c, &f, &v, &n) == 0, "%s", accel_last_error());
+        for (size_t i = 0; i < n; i++)
+                if (strstr(v[i].settings_json, needle)) {
+                        k++;
+                        *ret_runs = v[i].n_inference_time_us;
+                }
+        accel_bench_events_free(v, n);
+        return k;
+}
+
+#define SLOW_100MS "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"slow\",\"delay_ms\":100}}"
+
+/* A candidate far slower than the best so far (100 ms a run against
+ * microseconds: over 4x the bar in its first two runs) stops after 2 of
+ * its 8 runs, and is recorded as pruned: its END event carries our field
+ * 1000 (2) and the events table its reason; the one as fast as the best runs
+ * all 8. Selection's reason says what was pruned. */
+START_TEST(test_minibench_pruned_recorded) {
+        harness_daemon_t d = {};
+        const char *const cands[] = { "{}", FAULTY("none"), SLOW_100MS };
+        accel_client_t *c;
+        accel_bench_progress_t *p;
+        accel_bench_best_t *b = NULL;
+        char *model, path[400];
+        size_t runs = 0;
+        sqlite3 *db;
+        sqlite3_stmt *st;
+        int rows = 0;
+
+        up(&d);
+        model = write_add_model(&d);
+        c = client(&d);
+        p = wait_run(c, start_runs(c, model, cands, 3, 8));
+        ck_assert_str_eq(find(p, "slow")->state, "done");
+        ck_assert_int_eq(find(p, "slow")->ok, 1);
+        ck_assert_msg(strstr(find(p, "slow")->error, "pruned after 2 runs:") != NULL, "%s", find(p, "slow")->error);
+        ck_assert_str_eq(find(p, "\"none\"")->error, "");
+        ck_assert_uint_eq(end_runs(c, p->model_sha256, "slow", &runs), 1);
+        ck_assert_uint_eq(runs, 2);
+        ck_assert_uint_eq(end_runs(c, p->model_sha256, "\"none\"", &runs), 1);
+        ck_assert_uint_eq(runs, 8);
+        ck_assert_int_eq(accel_bench_best(c, p->model_sha256, 1, &b), 0);
+        ck_assert_msg(strstr(b->reason, "(pruned after 2 runs); 1 pruned") != NULL, "%s", b->reason);
+        (void) accel_bench_best_free(b);
+
+        /* In SQLite: the END event's blob has field 1000 = 2 and its
+         * message says why. */
+        (void) snprintf(path, sizeof(path), "%s/acceld.db", d.state);
+        ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db,
+                "SELECT blob, error_message FROM benchmark_events WHERE event_type = 2 AND model_sha256 = ?1",
+                -1, &st, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_bind_text(st, 1, p->model_sha256, -1, SQLITE_STATIC), SQLITE_OK);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+                Tflite__Proto__BenchmarkEvent *ev = tflite__proto__benchmark_event__unpack(
+                        NULL, (size_t) sqlite3_column_bytes(st, 0), sqlite3_column_blob(st, 0));
+                const char *msg = (const char *) sqlite3_column_text(st, 1);
+                bool pruned = false;
+
+                ck_assert_ptr_nonnull(ev);
+                for (size_t i = 0; i < ev->base.n_unknown_fields; i++)
+                        if (ev->base.unknown_fields[i].tag == 1000) {
+                                ck_assert_uint_eq(ev->base.unknown_fields[i].len, 1);
+                                ck_assert_uint_eq(ev->base.unknown_fields[i].data[0], 2);
+                                pruned = true;
+                        }
+                ck_assert_uint_eq(pruned ? 2 : 8, ev->result->n_inference_time_us);
+                if (pruned) {
+                        ck_assert_ptr_nonnull(msg);
+                        ck_assert_msg(strstr(msg, "pruned after 2 runs:") != NULL, "%s", msg);
+                }
+                rows += pruned;
+                tflite__proto__benchmark_event__free_unpacked(ev, NULL);
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        ck_assert_int_eq(rows, 1);
+        (void) accel_bench_progress_free(p);
+        (void) accel_disconnect(c);
+        free(model);
+        harness_cleanup(&d);
+}
+END_TEST
+
+/* benchmark_budget_ms bounds the search: with 1 ms the golden reference
+ * run starts (the worker's start alone takes longer), the other
+ * candidates are not started, and the event log holds the reference's
+ * events alone. */
+START_TEST(test_minibench_budget_bounds_search) {
+        harness_daemon_t d = {};
+        const char *const args[] = { "--benchmark-budget-ms=1", NULL };
+        const char *const cands[] = { "{}", FAULTY("none"), SLOW_100MS };
+        accel_client_t *c;
+        accel_bench_progress_t *p;
+        size_t runs = 0;
+
+        harness_prepare(&d);
+        harness_start(&d, args, envs, -1);
+        harness_wait_ready(&d, d.sock);
+        {
+                char *model = write_add_model(&d);
+
+                c = client(&d);
+                p = wait_run(c, start_runs(c, model, cands, 3, 8));
+                free(model);
+        }
+        ck_assert_uint_eq(p->n_candidates, 3);
+        ck_assert_str_eq(p->candidates[0].state, "done");
+        for (size_t i = 1; i < 3; i++) {
+                ck_assert_str_eq(p->candidates[i].state, "skipped");
+                ck_assert_msg(strstr(p->candidates[i].error, "search budget") != NULL, "%s", p->candidates[i].error);
+        }
+        ck_assert_uint_eq(count_events(c, p->model_sha256, 1, NULL), 1);
+        ck_assert_uint_eq(count_events(c, p->model_sha256, 2, NULL), 1);
+        ck_assert_uint_eq(count_events(c, p->model_sha256, 1, "faulty"), 0);
+        /* Its runs stop at its share of what was left (at least 3). */
+        ck_assert_uint_eq(end_runs(c, p->model_sha256, "{}", &runs), 1);
+        ck_assert_uint_ge(runs, 3);
+        (void) accel_bench_progress_free(p);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
+/* Whether some candidate's label is exactly `label`. */
+static bool has_label(const accel_bench_progress_t *p, const char *label) {
+        for (size_t i = 0; i < p->n_candidates; i++)
+                if (strcmp(p->candidates[i].label, label) == 0)
+                        return true;
+        return false;
+}
+
+/* y = a + b on int8[1,4] (one scale): XNNPACK's QS8 path. */
+static char *write_int8_add_model(const harness_daemon_t *d) {
+        tfb_t *b = tfb_new();
+        int32_t sh[2] = { 1, 4 }, t[3];
+        uint8_t *bytes;
+        size_t size;
+        char *path;
+        FILE *f;
+
+        for (int i = 0; i < 3; i++)
+                t[i] = tfb_tensor_quant(b, RT_TYPE_INT8, NULL, 2, sh, 0.5f, 0, NULL, 0);
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = t, .n_inputs = 2,
+                                    .outputs = &t[2], .n_outputs = 1 });
+        tfb_io(b, t, 2, &t[2], 1);
+        bytes = tfb_finish(b, &size);
+        tfb_free(b);
+        ck_assert_int_gt(asprintf(&path, "%s/add-int8.tflite", d->dir), 0);
+        f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
+        ck_assert_int_eq(fclose(f), 0);
+        free(bytes);
+        return path;
+}
+
+/* The generated candidates follow the model, through the real daemon: a
+ * float model gets XNNPACK at 1 .. N threads (N at most the CPUs acceld
+ * may use) and no quantized-path candidate; an int8 model also gets its
+ * QS8 path off (QU8 alone) at the fastest thread count. */
+START_TEST(test_minibench_generated_follow_model) {
+        harness_daemon_t d = {};
+        accel_client_t *c;
+        accel_bench_progress_t *p;
+        char *model, label[64];
+        cpu_set_t set;
+        int cpus, top = 0;
+
+        ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+        cpus = CPU_COUNT(&set);
+        up(&d);
+        c = client(&d);
+        model = write_add_model(&d);
+        p = wait_run(c, start_runs(c, model, NULL, 0, 3));
+        free(model);
+        for (int t = 1; t <= cpus; t++) {
+                (void) snprintf(label, sizeof(label), "xnnpack/%dt", t);
+                if (has_label(p, label))
+                        top = t;
+                else
+                        break;
+        }
+        ck_assert_int_ge(top, 1);
+        (void) snprintf(label, sizeof(label), "xnnpack/%dt", top + 1);
+        ck_assert(!has_label(p, label));
+        ck_assert(has_label(p, "reference"));
+        for (size_t i = 0; i < p->n_candidates; i++) {
+                ck_assert_ptr_null(strstr(p->candidates[i].label, "/qs8"));
+                ck_assert_ptr_null(strstr(p->candidates[i].label, "/qu8"));
+                ck_assert_ptr_null(strstr(p->candidates[i].label, "/sparse"));
+        }
+        (void) accel_bench_progress_free(p);
+
+        model = write_int8_add_model(&d);
+        p = wait_run(c, start_runs(c, model, NULL, 0, 3));
+        free(model);
+        {
+                size_t n_qu8 = 0;
+
+                for (size_t i = 0; i < p->n_candidates; i++)
+                        if (strstr(p->candidates[i].label, "/qu8")) {
+                                n_qu8++;
+                                ck_assert_str_eq(p->candidates[i].state, "done");
+                                ck_assert_msg(p->candidates[i].ok == 1, "%s", p->candidates[i].error);
+                        }
+                ck_assert_uint_eq(n_qu8, 1);
+                for (size_t i = 0; i < p->n_candidates; i++)
+                        ck_assert_ptr_null(strstr(p->candidates[i].label, "/qs8"));
+        }
+        (void) accel_bench_progress_free(p);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
 static Suite *minibench_suite(void) {
         Suite *s = suite_create("minibench");
         TCase *tc = tcase_create("daemon");
@@ -577,6 +813,9 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_minibench_real_model);
         tcase_add_test(tc, test_minibench_old_schema_migrates);
         tcase_add_test(tc, test_minibench_prepare_uses_decision);
+        tcase_add_test(tc, test_minibench_pruned_recorded);
+        tcase_add_test(tc, test_minibench_budget_bounds_search);
+        tcase_add_test(tc, test_minibench_generated_follow_model);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -273,6 +273,11 @@ typedef struct rt_settings {
         bool fallback_on_compilation_error;
         bool fallback_on_execution_error;
         char *plugin_settings;        /* owned JSON text, or NULL */
+        /* Added at the end (drivers built before it read the fields above
+         * unchanged): delegated groups with fewer nodes than this run on
+         * the reference kernels instead; <= 1: no minimum. The runtime
+         * applies it when it partitions; drivers need not look at it. */
+        int32_t min_nodes_per_partition;
 } rt_settings_t;
 
 /* ---- the driver ---- */

@@ -106,6 +106,142 @@ START_TEST(test_partition_max_delegated_partitions) {
 }
 END_TEST
 
+/* min_nodes_per_partition: a group of one conv between two reference
+ * islands (TANH) moves to the reference kernels, the big groups on either
+ * side stay on XNNPACK, the results stay those of the reference run, and
+ * the group says why. A minimum above every group delegates nothing. */
+START_TEST(test_partition_min_nodes_island) {
+        int acts[9] = { RT_ACT_NONE, RT_ACT_RELU, RT_ACT_NONE, RT_ACT_TANH, RT_ACT_NONE,
+                        RT_ACT_TANH, RT_ACT_NONE, RT_ACT_RELU, RT_ACT_NONE };
+        tfb_t *b = chain(9, acts);
+        size_t size;
+        _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+        tfb_free(b);
+        rt_settings_t s = dt_xnnpack(1);
+        dt_result_t r0, r1, r2;
+        dt_run(buf, size, NULL, &r0);
+        dt_run(buf, size, &s, &r1);
+        ck_assert_str_eq(r1.parts, "xnnpack:3 reference:1 xnnpack:1 reference:1 xnnpack:3");
+        s.min_nodes_per_partition = 2;
+        dt_run(buf, size, &s, &r2);
+        ck_assert_str_eq(r2.parts, "xnnpack:3 reference:1 reference:1 reference:1 xnnpack:3");
+        dt_assert_close(&r2, &r0, 1e-5, 1e-5, 0);
+        dt_result_done(&r2);
+        /* 3 is not below 3: the same as 2. */
+        s.min_nodes_per_partition = 3;
+        dt_run(buf, size, &s, &r2);
+        ck_assert_str_eq(r2.parts, "xnnpack:3 reference:1 reference:1 reference:1 xnnpack:3");
+        dt_result_done(&r2);
+        s.min_nodes_per_partition = 4;
+        dt_run(buf, size, &s, &r2);
+        ck_assert_ptr_null(strstr(r2.parts, "xnnpack"));
+        dt_assert_close(&r2, &r0, 1e-5, 1e-5, 0);
+        dt_result_done(&r2);
+        /* With max_delegated_partitions too: the minimum first, then the
+         * largest of what is left (the earlier one on a tie). */
+        s.min_nodes_per_partition = 2;
+        s.max_delegated_partitions = 1;
+        dt_run(buf, size, &s, &r2);
+        ck_assert_str_eq(r2.parts, "xnnpack:3 reference:1 reference:1 reference:1 reference:3");
+        dt_result_done(&r2);
+        dt_assert_close(&r1, &r0, 1e-5, 1e-5, 0);
+        dt_result_done(&r0);
+        dt_result_done(&r1);
+
+        /* The interpreter names the rule for the demoted group. */
+        char err[256];
+        rt_model_t *m = NULL;
+        ck_assert_int_eq(rt_model_load_buffer(buf, size, true, &m, err, sizeof(err)), 0);
+        rt_interp_options_t *o = rt_interp_options_new();
+        s = dt_xnnpack(1);
+        s.min_nodes_per_partition = 2;
+        ck_assert_int_eq(rt_interp_options_set_settings(o, &s), 0);
+        rt_interp_t *it = NULL;
+        ck_assert_int_eq(rt_interp_create(m, o, &it, err, sizeof(err)), 0);
+        ck_assert_int_eq(rt_interp_allocate_tensors(it), 0);
+        rt_interp_partition_t v[8];
+        ck_assert_uint_eq(rt_interp_partitions(it, v, 8), 5);
+        ck_assert_str_eq(v[2].driver, "reference");
+        ck_assert_int_eq(v[2].nodes, 1);
+        ck_assert_msg(strstr(v[2].why, "fewer than min_nodes_per_partition (2)") != NULL, "%s", v[2].why);
+        ck_assert_msg(strstr(v[1].why, "TANH") != NULL, "%s", v[1].why);
+        rt_interp_free(it);
+        rt_interp_options_free(o);
+        rt_model_free(m);
+}
+END_TEST
+
+/* XNNPACK's QS8/QU8 flags, as TFLite names them: with QS8 set and QU8
+ * not, an int8 ADD is delegated and a uint8 one stays on the reference
+ * kernels, and the other way round; with neither, both are delegated. */
+START_TEST(test_partition_quantized_paths) {
+        static const struct {
+                rt_type_t type;
+                uint32_t flags;
+                const char *parts;
+        } cases[] = {
+                { RT_TYPE_INT8, 0, "xnnpack:1" },
+                { RT_TYPE_INT8, RT_XNNPACK_FLAG_QS8, "xnnpack:1" },
+                { RT_TYPE_INT8, RT_XNNPACK_FLAG_QU8, "reference:1" },
+                { RT_TYPE_UINT8, RT_XNNPACK_FLAG_QS8, "reference:1" },
+                { RT_TYPE_UINT8, RT_XNNPACK_FLAG_QU8, "xnnpack:1" },
+                { RT_TYPE_UINT8, RT_XNNPACK_FLAG_QS8 | RT_XNNPACK_FLAG_QU8, "xnnpack:1" },
+        };
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                tfb_t *b = tfb_new();
+                int32_t sh[2] = { 1, 4 }, t[3];
+                for (int i = 0; i < 3; i++)
+                        t[i] = tfb_tensor_quant(b, cases[c].type, NULL, 2, sh, 0.5f,
+                                                cases[c].type == RT_TYPE_UINT8 ? 128 : 0, NULL, 0);
+                tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = t,
+                                            .n_inputs = 2, .outputs = &t[2], .n_outputs = 1 });
+                tfb_io(b, t, 2, &t[2], 1);
+                size_t size;
+                _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+                tfb_free(b);
+                rt_settings_t s = dt_xnnpack(1);
+                s.xnnpack_flags = cases[c].flags;
+                dt_result_t r;
+                dt_run(buf, size, &s, &r);
+                ck_assert_msg(strcmp(r.parts, cases[c].parts) == 0, "case %zu: %s", c, r.parts);
+                dt_result_done(&r);
+        }
+}
+END_TEST
+
+/* rt_partition_compute_with() directly: the same rule on the graph. */
+START_TEST(test_partition_compute_min_nodes) {
+        int acts[5] = { RT_ACT_NONE, RT_ACT_TANH, RT_ACT_NONE, RT_ACT_TANH, RT_ACT_NONE };
+        tfb_t *b = chain(5, acts);
+        size_t size;
+        _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+        tfb_free(b);
+        char err[256];
+        rt_model_t *m = NULL;
+        ck_assert_int_eq(rt_model_load_buffer(buf, size, true, &m, err, sizeof(err)), 0);
+        rt_exec_t *e = NULL;
+        ck_assert_int_eq(rt_exec_new(m, 0, rt_resolver_builtins(), &e, err, sizeof(err)), 0);
+        rt_graph_t *g = rt_exec_graph(e);
+        /* node 2 is supported but alone between two reference islands */
+        bool sup[5] = { true, false, true, false, true };
+        rt_partition_set_t ps;
+        rt_partition_limits_t lim = { .min_nodes = 1 };
+        ck_assert_int_eq(rt_partition_compute_with(g, sup, &lim, &ps), 0);
+        ck_assert_int_eq(ps.n, 5);
+        ck_assert(ps.v[2].delegated);
+        rt_partition_set_done(&ps);
+        lim.min_nodes = 2;
+        ck_assert_int_eq(rt_partition_compute_with(g, sup, &lim, &ps), 0);
+        ck_assert_int_eq(ps.n, 5);
+        for (int32_t i = 0; i < ps.n; i++)
+                ck_assert(!ps.v[i].delegated);
+        rt_partition_set_done(&ps);
+        ck_assert_int_eq(rt_partition_compute_with(g, sup, NULL, &ps), -EINVAL);
+        rt_exec_free(e);
+        rt_model_free(m);
+}
+END_TEST
+
 /* rt_partition_compute() on a 3-node chain with the middle node
  * unsupported: three groups in dependency order, boundaries exact. */
 START_TEST(test_partition_compute_order) {
@@ -315,6 +451,9 @@ int main(void) {
         tcase_add_test(tc, test_partition_reason_names_tanh);
         tcase_add_test(tc, test_partition_max_delegated_partitions);
         tcase_add_test(tc, test_partition_compute_order);
+        tcase_add_test(tc, test_partition_min_nodes_island);
+        tcase_add_test(tc, test_partition_compute_min_nodes);
+        tcase_add_test(tc, test_partition_quantized_paths);
         tcase_add_test(tc, test_partition_unknown_delegate_unavailable);
         tcase_add_test(tc, test_driver_registry);
         tcase_add_test(tc, test_driver_capabilities_measured_and_cached);

@@ -194,6 +194,47 @@ START_TEST(test_settings_proto_round_trip) {
 }
 END_TEST
 
+/* min_nodes_per_partition (ours): JSON, TFLiteSettings field 1002, the
+ * instance key (appended only when set, so older keys stay) and the
+ * label; the quantized-path flags name themselves in the label. */
+START_TEST(test_settings_min_nodes_per_partition) {
+        rt_settings_t s, back;
+        Tflite__Proto__TFLiteSettings *t = NULL;
+        char err[256] = "", key[512], label[96];
+        char *json = NULL;
+
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2,"
+                                                "\"flags\":\"TFLITE_XNNPACK_DELEGATE_FLAG_QU8\"},"
+                                                "\"min_nodes_per_partition\":3}",
+                                                &s, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(s.min_nodes_per_partition, 3);
+        ck_assert_int_eq(rt_settings_to_proto(&s, &t), 0);
+        ck_assert_uint_eq(t->base.n_unknown_fields, 1);
+        ck_assert_uint_eq(t->base.unknown_fields[0].tag, RT_SETTINGS_FIELD_MIN_NODES_PER_PARTITION);
+        ck_assert_int_eq(rt_settings_from_proto(t, &back, err, sizeof(err)), 0);
+        ck_assert_int_eq(back.min_nodes_per_partition, 3);
+        ck_assert_uint_eq(back.xnnpack_flags, RT_XNNPACK_FLAG_QU8);
+        tflite__proto__tflite_settings__free_unpacked(t, NULL);
+        rt_settings_key(&back, key, sizeof(key));
+        ck_assert_str_eq(key, "delegate=XNNPACK;threads=2;xnnpack_flags=2;max_partitions=0;fallback=00;plugin=;"
+                              "min_nodes=3");
+        rt_settings_label(&back, label, sizeof(label));
+        ck_assert_str_eq(label, "xnnpack/2t/qu8/min3");
+        ck_assert_int_eq(rt_settings_to_json(&back, &json), 0);
+        ck_assert_msg(strstr(json, "\"min_nodes_per_partition\":3") != NULL, "%s", json);
+        free(json);
+        back.min_nodes_per_partition = 0;
+        back.xnnpack_flags = RT_XNNPACK_FLAG_QS8 | RT_XNNPACK_FLAG_QU8;
+        rt_settings_key(&back, key, sizeof(key));
+        ck_assert_str_eq(key, "delegate=XNNPACK;threads=2;xnnpack_flags=3;max_partitions=0;fallback=00;plugin=");
+        rt_settings_label(&back, label, sizeof(label));
+        ck_assert_str_eq(label, "xnnpack/2t");
+        ck_assert_int_eq(rt_settings_parse_json("{\"min_nodes_per_partition\":-1}", &back, err, sizeof(err)), -EINVAL);
+        rt_settings_done(&s);
+}
+END_TEST
+
 START_TEST(test_settings_proto_extensions) {
         rt_settings_t s;
         Tflite__Proto__TFLiteSettings *t = NULL;
@@ -310,6 +351,7 @@ int main(void) {
         tcase_add_test(tc, test_settings_proto);
         tcase_add_test(tc, test_settings_proto_round_trip);
         tcase_add_test(tc, test_settings_proto_extensions);
+        tcase_add_test(tc, test_settings_min_nodes_per_partition);
         tcase_add_test(tc, test_settings_proto_threads_and_errors);
         tcase_add_test(tc, test_settings_key_format);
         suite_add_tcase(s, tc);
