@@ -44,6 +44,34 @@ static json_object *serving_json(const struct accel_serving_status *v) {
         return o;
 }
 
+/* Refusals by limit, named as GetStatus names them. */
+#define REFUSALS(X) \
+        X(connections) X(fds) X(input_bytes) X(frames) X(models) X(buffer_bytes) X(queued_requests) \
+        X(output_bytes) X(cpu_waits) X(cpu_deadline_missed)
+
+static json_object *refusals_json(const struct accel_refusals *f) {
+        json_object *o = json_object_new_object();
+
+#define REFUSAL_JSON(name) json_object_object_add(o, #name, json_object_new_uint64(f->name));
+        REFUSALS(REFUSAL_JSON)
+#undef REFUSAL_JSON
+        return o;
+}
+
+/* "3 connections, 1 fds" (the ones that moved), or "none". */
+static void refusals_line(const struct accel_refusals *f, char *buf, size_t size) {
+        size_t n = 0;
+
+        buf[0] = 0;
+#define REFUSAL_LINE(name)                                                                              \
+        if (f->name && n < size)                                                                        \
+                n += (size_t) snprintf(buf + n, size - n, "%s%" PRIu64 " " #name, n ? ", " : "", f->name);
+        REFUSALS(REFUSAL_LINE)
+#undef REFUSAL_LINE
+        if (!buf[0])
+                (void) snprintf(buf, size, "none");
+}
+
 static int status_json(const accel_daemon_status_t *s) {
         json_object *o = json_object_new_object();
 
@@ -74,6 +102,11 @@ static int status_json(const accel_daemon_status_t *s) {
         json_object_object_add(o, "driver_hosts", hosts);
         json_object_object_add(o, "serving", serving_json(&s->serving));
         json_object_object_add(o, "weights_cache", accelctl_weights_cache_json(&s->weights_cache));
+        json_object *cpu = json_object_new_object();
+        json_object_object_add(cpu, "budget", json_object_new_int64(s->cpu_budget));
+        json_object_object_add(cpu, "in_use", json_object_new_int64(s->cpu_in_use));
+        json_object_object_add(o, "cpu", cpu);
+        json_object_object_add(o, "refusals", refusals_json(&s->refusals));
         return accelctl_json_print(o);
 }
 
@@ -153,6 +186,11 @@ static int status_table(const accel_daemon_status_t *s) {
                         "uid %" PRIu32 ": %" PRIu32 " of %s models, %s of %s buffers, %" PRIu32 " of %s queued",
                         v->uid, v->uid_prepared_models, lim_m, bytes, lim_b, v->uid_queued_requests, lim_q);
 
+        char refused[400], cpu[64];
+        refusals_line(&s->refusals, refused, sizeof(refused));
+        (void) snprintf(cpu, sizeof(cpu), "%" PRIu32 " of %" PRIu32 " threads in use", s->cpu_in_use,
+                        s->cpu_budget);
+
         const char *const rows[][2] = {
                 { "version", s->server_version },
                 { "pid", pid },
@@ -169,6 +207,8 @@ static int status_table(const accel_daemon_status_t *s) {
                 { "max connections", maxc },
                 { "serving", serving },
                 { "your usage", usage },
+                { "cpu budget", cpu },
+                { "refused by limits", refused },
                 { "weights cache", wcache },
         };
 

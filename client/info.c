@@ -273,6 +273,8 @@ int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret) {
                 o->interpreters = sv->interpreters;
                 o->worker_threads = sv->worker_threads;
                 o->executions = sv->executions;
+                out->cpu_budget = sv->cpu_budget;
+                out->cpu_in_use = sv->cpu_in_use;
                 if (sv->caller) {
                         o->uid = sv->caller->uid;
                         o->uid_prepared_models = sv->caller->prepared_models;
@@ -284,6 +286,16 @@ int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret) {
                         o->max_registered_bytes = sv->uid_limits->max_registered_bytes;
                         o->max_queued_requests = sv->uid_limits->max_queued_requests;
                 }
+        }
+        if (st->refusals) {
+                const Acceld__Refusals *f = st->refusals;
+
+                out->refusals = (struct accel_refusals) {
+                        .connections = f->connections, .fds = f->fds, .input_bytes = f->input_bytes,
+                        .frames = f->frames, .models = f->models, .buffer_bytes = f->buffer_bytes,
+                        .queued_requests = f->queued_requests, .output_bytes = f->output_bytes,
+                        .cpu_waits = f->cpu_waits, .cpu_deadline_missed = f->cpu_deadline_missed,
+                };
         }
         if (st->n_driver_hosts) {
                 out->driver_hosts = calloc(st->n_driver_hosts, sizeof(*out->driver_hosts));

@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "dispatch.h"
 #include "log.h"
+#include "refusals.h"
 #include "server.h"
 
 /* Reads per wake-up, so one busy client cannot starve the others. */
@@ -110,6 +111,7 @@ static int conn_fds_check(daemon_conn_t *c, uint64_t extra, uint64_t slack, char
                 (void) snprintf(why, whylen,
                                 "connection would hold %" PRIu64 " file descriptors (max_fds_per_connection %" PRIu64 ")",
                                 c->fds_held + c->fds_queued + extra, cfg->max_fds_per_connection);
+                daemon_refusal_count(DAEMON_REFUSAL_fds);
                 return -EMFILE;
         }
         if (u && u->n_conns + u->fds + extra > cfg->max_fds_per_uid + slack) {
@@ -117,6 +119,7 @@ static int conn_fds_check(daemon_conn_t *c, uint64_t extra, uint64_t slack, char
                                 "uid %u would hold %" PRIu64 " file descriptors, connections included "
                                 "(max_fds_per_uid %" PRIu64 ")",
                                 (unsigned) u->uid, u->n_conns + u->fds + extra, cfg->max_fds_per_uid);
+                daemon_refusal_count(DAEMON_REFUSAL_fds);
                 return -EMFILE;
         }
         return 0;
@@ -329,8 +332,10 @@ int daemon_conn_send(daemon_conn_t *c, const Acceld__Response *resp, const int *
                 return 0;
         /* Reading pauses at max_output_bytes, but requests already in
          * flight still answer; past one more frame the peer is not reading. */
-        if (c->writer.queued_bytes >= s->config->max_output_bytes + s->config->max_frame_bytes)
+        if (c->writer.queued_bytes >= s->config->max_output_bytes + s->config->max_frame_bytes) {
+                daemon_refusal_count(DAEMON_REFUSAL_output_bytes);
                 return -ENOBUFS;
+        }
         r = ipc_writer_push(&c->writer, &resp->base, fds, n_fds, s->config->max_frame_bytes);
         if (r < 0)
                 return r;
@@ -395,6 +400,7 @@ static int conn_frame_check(daemon_conn_t *c, const uint8_t *payload, size_t len
                                 res.request_id, lim.max_bytes, len);
         else
                 return 0;       /* a payload that does not decode fails in unpack, as before */
+        daemon_refusal_count(DAEMON_REFUSAL_frames);
         ipc_reader_consume(&c->reader);
         conn_input_charge(c, c->reader.cap);
         conn_fail(c, res.request_id, -ENOMEM, why);
@@ -427,7 +433,8 @@ static void conn_process_frames(daemon_conn_t *c) {
                         break;
                 }
                 if (r == -EMSGSIZE) {
-                        conn_protocol_error(c, 0, "frame exceeds max_frame_bytes");
+                        daemon_refusal_count(DAEMON_REFUSAL_frames);
+                conn_protocol_error(c, 0, "frame exceeds max_frame_bytes");
                         return;
                 }
                 if (r < 0) {
@@ -543,6 +550,7 @@ static int conn_input_reserve(daemon_conn_t *c) {
                 conn_input_charge(c, want);
                 return 0;
         }
+        daemon_refusal_count(DAEMON_REFUSAL_input_bytes);
         conn_fail(c, 0, -EAGAIN, why);
         return -EAGAIN;
 }
@@ -590,7 +598,8 @@ static void conn_read(daemon_conn_t *c) {
                         return;
                 }
                 if (n == -EMSGSIZE) {
-                        conn_protocol_error(c, 0, "frame exceeds max_frame_bytes");
+                        daemon_refusal_count(DAEMON_REFUSAL_frames);
+                conn_protocol_error(c, 0, "frame exceeds max_frame_bytes");
                         return;
                 }
                 if (n == -EPROTO) {
@@ -599,11 +608,13 @@ static void conn_read(daemon_conn_t *c) {
                         (void) snprintf(why, sizeof(why),
                                         "more than %u file descriptors sent ahead of the requests claiming them",
                                         (unsigned) IPC_MAX_QUEUED_FDS);
+                        daemon_refusal_count(DAEMON_REFUSAL_fds);
                         conn_fail(c, 0, -EPROTO, why);
                         return;
                 }
                 if (n == -EMFILE) {
                         /* Our own limit, not the peer's fault: say so. */
+                        daemon_refusal_count(DAEMON_REFUSAL_fds);
                         conn_fail(c, 0, -EAGAIN, "acceld ran out of file descriptors (RLIMIT_NOFILE) "
                                   "receiving this connection's; try again later");
                         return;
@@ -717,6 +728,7 @@ static void conn_new(daemon_server_t *s, int fd) {
         r = server_admit(s, &peer, why, sizeof(why));
         if (r < 0) {
                 s->stats.refused++;
+                daemon_refusal_count(DAEMON_REFUSAL_connections);
                 (void) log_warning("refusing a connection from pid %d uid %u: %s", (int) peer.pid,
                                    (unsigned) peer.uid, why);
                 server_refuse_fd(fd, r, why);
@@ -819,6 +831,7 @@ static bool server_accept_reserve(daemon_server_t *s) {
                                 "acceld is out of file descriptors (RLIMIT_NOFILE %llu); try again later",
                                 (unsigned long long) rl.rlim_cur);
                 s->stats.refused++;
+                daemon_refusal_count(DAEMON_REFUSAL_fds);
                 (void) log_warning("refusing a connection: %s", why);
                 server_refuse_fd(fd, -EAGAIN, why);
         }

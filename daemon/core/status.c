@@ -6,8 +6,24 @@
 
 #include "config.h"
 #include "handlers.h"
+#include "refusals.h"
 #include "serving.h"
 #include "host/host.h"
+
+/* Refusals by limit: each field of the message is named as its counter. */
+static Acceld__Refusals *refusals_fill(daemon_request_t *rq) {
+        Acceld__Refusals *v = daemon_request_alloc(rq, sizeof(*v));
+
+        if (!v)
+                return NULL;
+        acceld__refusals__init(v);
+#define DAEMON_REFUSAL(name, what)                                              \
+        v->has_##name = 1;                                                      \
+        v->name = daemon_refusals_get(DAEMON_REFUSAL_##name);
+#include "refusals.inc"
+#undef DAEMON_REFUSAL
+        return v;
+}
 
 int daemon_status_handle(daemon_request_t *rq) {
         const daemon_server_t *s = rq->server;
@@ -39,6 +55,9 @@ int daemon_status_handle(daemon_request_t *rq) {
         out->has_pid = 1;
         out->pid = (uint32_t) getpid();
         out->server_version = (char *) ACCELD_VERSION;
+        out->refusals = refusals_fill(rq);
+        if (!out->refusals)
+                return -ENOMEM;
         if (s->serving) {
                 out->serving = daemon_serving_status(rq);
                 out->weights_cache = daemon_wcache_status(rq);

@@ -133,14 +133,23 @@ static void check_sanitize(const rt_tensor_t *t, void *data) {
 }
 
 /* Run B different rows batched and singly; 0 when every output byte
- * agrees, else the instance is refused. */
-static int batch_check(daemon_instance_t *i, rt_interp_t *bit, unsigned B) {
+ * agrees, else the instance is refused. Its B + 1 invokes take their
+ * threads from the CPU budget as any execution does, waiting at most until
+ * `deadline_ns` (0: none); -ETIME when it passed (nothing refused: the
+ * next batch checks again). */
+static int batch_check(daemon_instance_t *i, rt_interp_t *bit, unsigned B, uint64_t deadline_ns) {
+        unsigned threads = daemon_cpu_threads_for(&i->settings, i->queue);
         rt_interp_t *one = NULL;
         char err[512] = "";
         int r = daemon_instance_acquire(i, &one, err, sizeof(err));
 
         if (r < 0) {
                 batch_refuse(i, "cannot check batching: %s", err);
+                return r;
+        }
+        r = daemon_cpu_take(threads, deadline_ns);
+        if (r < 0) {
+                daemon_instance_release(i, one);
                 return r;
         }
         for (int32_t k = 0; k < i->n_inputs; k++) {
@@ -176,13 +185,14 @@ static int batch_check(daemon_instance_t *i, rt_interp_t *bit, unsigned B) {
                 }
         }
 out:
+        daemon_cpu_give(threads);
         daemon_instance_release(i, one);
         return r;
 }
 
 /* An idle batch interpreter of size B, or a new one (checked the first
- * time a batch of B runs). */
-static rt_interp_t *batch_interp_get(daemon_instance_t *i, unsigned B) {
+ * time a batch of B runs, within the batch's deadline). */
+static rt_interp_t *batch_interp_get(daemon_instance_t *i, unsigned B, uint64_t deadline_ns) {
         rt_interp_t *it = NULL;
         bool checked;
         int state;
@@ -201,7 +211,7 @@ static rt_interp_t *batch_interp_get(daemon_instance_t *i, unsigned B) {
                 return it;
         it = batch_interp_new(i, B);
         if (it && !checked) {
-                if (batch_check(i, it, B) < 0) {
+                if (batch_check(i, it, B, deadline_ns) < 0) {
                         rt_interp_free(it);
                         return NULL;
                 }
@@ -275,7 +285,7 @@ void serving__batch_run(serving_job_t *lead) {
                         deadline = x->deadline_ns;
         }
         if (n > 1 && n <= 64)
-                bit = batch_interp_get(i, n);
+                bit = batch_interp_get(i, n, deadline);
         if (!bit) {
                 /* Alone, or not batchable after all: one after another. */
                 for (unsigned k = 0; k < n; k++)

@@ -14,12 +14,14 @@ static int buffer_add(daemon_request_t *rq, serving_session_t *ss, int fd, size_
         int r;
 
         if (cfg->max_registered_bytes_per_uid > 0 &&
-            ss->usage->registered_bytes + size > cfg->max_registered_bytes_per_uid)
+            ss->usage->registered_bytes + size > cfg->max_registered_bytes_per_uid) {
+                daemon_refusal_count(DAEMON_REFUSAL_buffer_bytes);
                 return daemon_request_errorf(rq, -EDQUOT,
                                              "uid %u would hold %" PRIu64 " registered bytes "
                                              "(max_registered_bytes_per_uid %" PRIu64 ")",
                                              (unsigned) ss->usage->uid, ss->usage->registered_bytes + size,
                                              cfg->max_registered_bytes_per_uid);
+        }
         r = serving__buffer_admit(rq);
         if (r < 0)
                 return r;

@@ -21,11 +21,19 @@
 void (*daemon_models_options_hook)(rt_interp_options_t *o) = NULL;
 
 int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned instance_concurrency) {
+        int r;
+
         *t = (daemon_models_t) {
                 .max_model_bytes = max_model_bytes,
                 .instance_concurrency = instance_concurrency ? instance_concurrency : 1,
         };
-        return -pthread_mutex_init(&t->mu, NULL);
+        t->releases_tail = &t->releases;
+        r = -pthread_mutex_init(&t->mu, NULL);
+        if (r == 0)
+                r = -pthread_mutex_init(&t->release_mu, NULL);
+        if (r == 0)
+                r = -pthread_cond_init(&t->release_cond, NULL);
+        return r;
 }
 
 int daemon_settings_store_key(const rt_settings_t *s, char **ret) {
@@ -506,6 +514,78 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
         return 0;
 }
 
+/* ---- the release thread ---- */
+
+/* Whether freeing `i` calls into a plugin loaded into acceld: its driver
+ * is neither built in nor run by a driver host (whose proxy already
+ * releases off the caller's thread, host/proxy.c). */
+static bool instance_release_may_block(const daemon_instance_t *i) {
+        const char *d = rt_settings_driver_name(&i->settings);
+
+        if (!d || !d[0] || strcasecmp(d, "reference") == 0 || strcasecmp(d, "xnnpack") == 0 ||
+            strcasecmp(d, "none") == 0)
+                return false;
+        return !daemon_hosts_owns(d);
+}
+
+static void *release_main(void *arg) {
+        daemon_models_t *t = arg;
+
+        pthread_mutex_lock(&t->release_mu);
+        for (;;) {
+                daemon_instance_t *i = t->releases;
+
+                if (!i) {
+                        if (t->release_stopping)
+                                break;
+                        pthread_cond_wait(&t->release_cond, &t->release_mu);
+                        continue;
+                }
+                t->releases = i->next;
+                if (!t->releases)
+                        t->releases_tail = &t->releases;
+                pthread_mutex_unlock(&t->release_mu);
+                daemon_model_t *m = i->release_model;
+                instance_free(i);
+                model_free(m);
+                pthread_mutex_lock(&t->release_mu);
+                t->releases_pending--;
+        }
+        pthread_mutex_unlock(&t->release_mu);
+        return NULL;
+}
+
+/* Queue `i` (and `m`, its model's last use, or NULL) for the release
+ * thread; false when it cannot run (the caller frees them itself). */
+static bool release_queue(daemon_models_t *t, daemon_instance_t *i, daemon_model_t *m) {
+        bool ok = true;
+
+        pthread_mutex_lock(&t->release_mu);
+        if (!t->release_started && !t->release_stopping)
+                t->release_started = pthread_create(&t->release_thread, NULL, release_main, t) == 0;
+        if (!t->release_started || t->release_stopping)
+                ok = false;
+        else {
+                i->release_model = m;
+                i->next = NULL;
+                *t->releases_tail = i;
+                t->releases_tail = &i->next;
+                t->releases_pending++;
+                pthread_cond_signal(&t->release_cond);
+        }
+        pthread_mutex_unlock(&t->release_mu);
+        return ok;
+}
+
+unsigned daemon_models_releases_pending(daemon_models_t *t) {
+        unsigned n;
+
+        pthread_mutex_lock(&t->release_mu);
+        n = t->releases_pending;
+        pthread_mutex_unlock(&t->release_mu);
+        return n;
+}
+
 daemon_instance_t *daemon_instance_ref(daemon_models_t *t, daemon_instance_t *i) {
         if (!i)
                 return NULL;
@@ -541,6 +621,8 @@ daemon_instance_t *daemon_instance_unref(daemon_models_t *t, daemon_instance_t *
                 t->n_models--;
         }
         pthread_mutex_unlock(&t->mu);
+        if (instance_release_may_block(i) && release_queue(t, i, m))
+                return NULL;
         /* Interpreters first: they borrow the model. */
         instance_free(i);
         model_free(m);
@@ -629,6 +711,14 @@ void daemon_models_counts(daemon_models_t *t, unsigned *ret_models, unsigned *re
 }
 
 void daemon_models_done(daemon_models_t *t) {
+        pthread_mutex_lock(&t->release_mu);
+        t->release_stopping = true;
+        pthread_cond_signal(&t->release_cond);
+        pthread_mutex_unlock(&t->release_mu);
+        if (t->release_started)
+                (void) pthread_join(t->release_thread, NULL);
+        pthread_cond_destroy(&t->release_cond);
+        pthread_mutex_destroy(&t->release_mu);
         while (t->instances) {
                 daemon_instance_t *i = t->instances;
 

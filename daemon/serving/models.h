@@ -103,6 +103,9 @@ struct daemon_instance {
                 unsigned size;
         } *batch_pool;                  /* idle batch interpreters */
         size_t n_batch_pool, cap_batch_pool;
+        /* Queued for the release thread: the model to free after it (its
+         * last instance), or NULL. */
+        daemon_model_t *release_model;
         daemon_instance_t *next;
 };
 
@@ -118,6 +121,17 @@ typedef struct daemon_models {
         /* The weights cache every interpreter folds its constants through
          * (owned; NULL when off). Set after daemon_models_init(). */
         rt_wcache_t *wcache;
+        /* Instances of an in-process plugin (isolate_drivers = none) are
+         * freed by one release thread, never by the thread that dropped the
+         * last reference (the loop, most often): the plugin's release may
+         * wait for its own hung execute, as the driver hosts' releases do.
+         * Started on first use; under release_mu. */
+        pthread_mutex_t release_mu;
+        pthread_cond_t release_cond;
+        pthread_t release_thread;
+        bool release_started, release_stopping;
+        daemon_instance_t *releases, **releases_tail;
+        unsigned releases_pending;      /* queued or being freed */
 } daemon_models_t;
 
 /* Where a model comes from: exactly one of bytes (borrowed), fd (borrowed;
@@ -137,8 +151,14 @@ extern void (*daemon_models_options_hook)(rt_interp_options_t *o);
 
 /* `instance_concurrency`: executions one instance runs at once (>= 1). */
 int daemon_models_init(daemon_models_t *t, size_t max_model_bytes, unsigned instance_concurrency);
-/* Frees everything; the caller guarantees nothing is referenced any more. */
+/* Frees everything; the caller guarantees nothing is referenced any more.
+ * Waits for the release thread to free what is queued: a plugin release
+ * that never returns holds this up, which is why SIGTERM's guard
+ * (core/main.c) exits past shutdown_timeout_ms. */
 void daemon_models_done(daemon_models_t *t);
+
+/* Instances queued for the release thread or being freed by it now. */
+unsigned daemon_models_releases_pending(daemon_models_t *t);
 
 /*
  * The key benchmark events and decisions are stored under: storage's

@@ -135,6 +135,16 @@ Acceld__TensorInfo **serving__tensor_infos(daemon_request_t *rq, const daemon_te
         return p;
 }
 
+/*
+ * The settings are final: the request's, the compilation cache's or a
+ * benchmark decision's. Called once per prepare, before the instance key
+ * is made: thread counts beyond acceld's CPUs are cut to its CPU budget
+ * (they would only wait for each other), and the reply says so.
+ */
+static void prepare_settings_finish(serving_job_t *j) {
+        (void) daemon_cpu_clamp(&j->settings, j->thread_note, sizeof(j->thread_note));
+}
+
 static void prepare_run(daemon_job_t *job) {
         serving_job_t *j = job->data;
         daemon_instance_t *inst = NULL;
@@ -190,8 +200,10 @@ static void prepare_run(daemon_job_t *job) {
                 if (r < 0)
                         log_debug("no benchmark decision applied: %s", strerror(-r));
         }
-        /* More threads than acceld's CPUs only wait for each other. */
-        (void) daemon_cpu_clamp(&j->settings, j->thread_note, sizeof(j->thread_note));
+        /* By name with the default settings, the decision (and so the
+         * settings) is known only once the store has named the model. */
+        if (!(j->default_settings && j->src.fd < 0 && !j->src.bytes && !j->src.sha256))
+                prepare_settings_finish(j);
 
         if (j->src.fd < 0 && !j->src.bytes) {
                 /* By sha256: a loaded model first, else the store; by name:
@@ -235,7 +247,7 @@ static void prepare_run(daemon_job_t *job) {
                                 (void) daemon_bench_apply_decision(&by, j->preference,
                                                                    conn->operator ? 0 : (uint32_t) conn->peer.uid,
                                                                    &j->settings);
-                                (void) daemon_cpu_clamp(&j->settings, j->thread_note, sizeof(j->thread_note));
+                                prepare_settings_finish(j);
                         }
                         fd = open(c.model.path, O_RDONLY | O_CLOEXEC);
                         if (fd < 0) {
@@ -328,6 +340,9 @@ static void prepare_done(daemon_job_t *job, int r) {
         if (r < 0 || !ss) {
                 if (j->usage && j->usage->prepared > 0)
                         j->usage->prepared--;
+                /* -EDQUOT: the model is over max_model_bytes. */
+                if (r == -EDQUOT)
+                        daemon_refusal_count(DAEMON_REFUSAL_models);
                 serving__job_complete(j, r < 0 ? r : -ECONNRESET);
                 return;
         }
@@ -336,6 +351,7 @@ static void prepare_done(daemon_job_t *job, int r) {
 
                 if (max > 0 && ss->usage->model_bytes + inst->model->size > max) {
                         ss->usage->prepared--;
+                        daemon_refusal_count(DAEMON_REFUSAL_models);
                         (void) snprintf(j->err, sizeof(j->err),
                                         "uid %u would hold %" PRIu64 " bytes of prepared models (max_model_bytes_per_uid %" PRIu64 ")",
                                         (unsigned) ss->usage->uid, ss->usage->model_bytes + inst->model->size, max);
@@ -452,11 +468,13 @@ int daemon_prepare_handle(daemon_request_t *rq) {
                 if (!acc_sha256_hex_valid(in->sha256))
                         return daemon_request_errorf(rq, -EINVAL, "sha256 must be 64 hex digits");
         }
-        if (cfg->max_models_per_uid > 0 && ss->usage->prepared >= cfg->max_models_per_uid)
+        if (cfg->max_models_per_uid > 0 && ss->usage->prepared >= cfg->max_models_per_uid) {
+                daemon_refusal_count(DAEMON_REFUSAL_models);
                 return daemon_request_errorf(rq, -EDQUOT,
                                              "uid %u holds %u prepared models (max_models_per_uid %" PRIu64 ")",
                                              (unsigned) ss->usage->uid, ss->usage->prepared,
                                              cfg->max_models_per_uid);
+        }
         r = serving__queue_check(rq, ss);
         if (r < 0)
                 return r;

@@ -311,8 +311,10 @@ int daemon_supported_ops_handle(daemon_request_t *rq) {
                 return -ENOMEM;
         if ((in->has_model ? 1 : 0) + (in->has_model_fd ? 1 : 0) != 1)
                 return daemon_request_errorf(rq, -EINVAL, "GetSupportedOperations needs exactly one of model or model_fd");
-        if (in->has_model && in->model.len > rq->server->config->max_model_bytes)
+        if (in->has_model && in->model.len > rq->server->config->max_model_bytes) {
+                daemon_refusal_count(DAEMON_REFUSAL_models);
                 return daemon_request_errorf(rq, -EDQUOT, "the model exceeds max_model_bytes");
+        }
         r = serving__queue_check(rq, ss);
         if (r < 0)
                 return r;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "refusals.h"
 #include "scheduler.h"
 
 /* Does a go before b? Priority, then deadline (none last), then arrival. */
@@ -519,6 +520,8 @@ int daemon_cpu_take(unsigned n, uint64_t deadline_ns) {
         if (!n)
                 return 0;
         pthread_mutex_lock(&budget.mu);
+        if (budget.in_use + n > cpus)
+                daemon_refusal_count(DAEMON_REFUSAL_cpu_waits);
         while (budget.in_use + n > cpus) {
                 if (!deadline_ns) {
                         pthread_cond_wait(&budget.cond, &budget.mu);
@@ -527,6 +530,7 @@ int daemon_cpu_take(unsigned n, uint64_t deadline_ns) {
                 uint64_t now = uv_hrtime();
                 if (now >= deadline_ns) {
                         pthread_mutex_unlock(&budget.mu);
+                        daemon_refusal_count(DAEMON_REFUSAL_cpu_deadline_missed);
                         return -ETIME;
                 }
                 struct timespec ts;

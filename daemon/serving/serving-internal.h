@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "handlers.h"
 #include "log.h"
+#include "refusals.h"
 #include <grp.h>
 #include <pwd.h>
 

@@ -343,6 +343,9 @@ Acceld__ServingStatus *daemon_serving_status(daemon_request_t *rq) {
         st->worker_threads = daemon_sched_threads(&sv->sched);
         st->has_executions = 1;
         st->executions = sv->executions;
+        st->has_cpu_budget = st->has_cpu_in_use = 1;
+        st->cpu_budget = daemon_cpu_budget();
+        st->cpu_in_use = daemon_cpu_in_use();
         l->has_max_prepared_models = 1;
         l->max_prepared_models = (uint32_t) cfg->max_models_per_uid;
         l->has_max_registered_bytes = 1;
@@ -406,10 +409,12 @@ int serving__buffer_admit(daemon_request_t *rq) {
 int serving__queue_check(daemon_request_t *rq, serving_session_t *ss) {
         uint64_t max = rq->server->config->max_queued_per_uid;
 
-        if (max > 0 && ss->usage->queued >= max)
+        if (max > 0 && ss->usage->queued >= max) {
+                daemon_refusal_count(DAEMON_REFUSAL_queued_requests);
                 return daemon_request_errorf(rq, -EAGAIN,
                                              "uid %u has %u requests queued or running (max_queued_per_uid %" PRIu64 ")",
                                              (unsigned) ss->usage->uid, ss->usage->queued, max);
+        }
         return 0;
 }
 

@@ -26,6 +26,10 @@
  *                    "handed_fds" (default 3). The message ends with
  *                    "; allowed: NAME, ... (or none); refused: NAME=ERRNO, ...".
  *
+ * "device_lock": 1 makes the driver serialize on one device, as vendor
+ * drivers do: its executes hold the device while they run (a hang holds
+ * it for good) and its releases wait for it.
+ *
  * Later work uses it to prove crash isolation and output validation.
  *
  * It is also the example of an out-of-tree plugin: it needs nothing but
@@ -79,7 +83,18 @@ typedef struct prepared {
         long handed;            /* escape: the highest fd the process was handed */
         int32_t *nodes;
         int32_t n_nodes;
+        bool device_lock;       /* execute holds the device, release waits for it */
 } prepared_t;
+
+/* Executes with device_lock running now (in this process). */
+static int device_users;
+
+static void device_wait(void) {
+        struct timespec ts = { 0, 10 * 1000000L };
+
+        while (__atomic_load_n(&device_users, __ATOMIC_ACQUIRE) > 0)
+                (void) nanosleep(&ts, NULL);
+}
 
 /* The string value of "key" in flat JSON text, copied into buf. */
 static bool json_str(const char *json, const char *key, char *buf, size_t size) {
@@ -400,12 +415,26 @@ static int faulty_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, cons
                 p->state_dir[0] = 0;
         char v[32];
         p->handed = json_str(s ? s->plugin_settings : NULL, "handed_fds", v, sizeof(v)) ? atol(v) : 3;
+        p->device_lock = json_str(s ? s->plugin_settings : NULL, "device_lock", v, sizeof(v)) && atol(v) != 0;
         *ret_prepared = p;
         return 0;
 }
 
+static int execute_unlocked(prepared_t *p, const rt_driver_graph_t *g, char *err, size_t err_size);
+
 static int faulty_execute(void *prepared, const rt_driver_graph_t *g, char *err, size_t err_size) {
         prepared_t *p = prepared;
+        int r;
+
+        if (!p->device_lock)
+                return execute_unlocked(p, g, err, err_size);
+        (void) __atomic_add_fetch(&device_users, 1, __ATOMIC_ACQ_REL);
+        r = execute_unlocked(p, g, err, err_size);
+        (void) __atomic_sub_fetch(&device_users, 1, __ATOMIC_ACQ_REL);
+        return r;
+}
+
+static int execute_unlocked(prepared_t *p, const rt_driver_graph_t *g, char *err, size_t err_size) {
         if (p->mode == MODE_CRASH_EXECUTE)
                 crash();
         if (p->mode == MODE_ERROR_EXECUTE) {
@@ -469,6 +498,8 @@ static void faulty_release(void *prepared) {
         prepared_t *p = prepared;
         if (!p)
                 return;
+        if (p->device_lock)
+                device_wait();
         free(p->nodes);
         free(p);
 }

@@ -11,8 +11,8 @@
  * ACCELD_PLUGIN_DIR).
  */
 #include <check.h>
+#include <sched.h>
 #include <errno.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +22,15 @@
 #include <unistd.h>
 
 #include "accel/accel.h"
-#include "harness.h"
-#include "tflite-builder.h"
+#include "harness-faulty.h"
+#include "tfb-models.h"
 
-static char plugin_env[600];
-static const char *const envs[] = { plugin_env, NULL };
 static harness_daemon_t d;
 static char *model_path;
 
-#define FAULTY(mode) "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"" mode "\"}}"
+/* The faulty driver serializing on one device: a hung execute holds it
+ * for good, and every release of the driver waits for it. */
+#define LOCKED(mode) "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"" mode "\",\"device_lock\":1}}"
 #define SLOW(ms) "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"slow\",\"delay_ms\":" #ms "}}"
 #define XNNPACK_THREADS(n) "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":" #n "}}"
 
@@ -46,41 +46,9 @@ static void sleep_ms(long ms) {
                 ;
 }
 
-/* y = a + b on float[1,4]: the faulty driver takes the ADD. */
-static char *write_add_model(void) {
-        tfb_t *b = tfb_new();
-        int32_t a = tfb_tensor(b, RT_TYPE_FLOAT32, "a", 2, TFB_DIMS(1, 4));
-        int32_t c = tfb_tensor(b, RT_TYPE_FLOAT32, "b", 2, TFB_DIMS(1, 4));
-        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 2, TFB_DIMS(1, 4));
-        uint8_t *bytes;
-        size_t size;
-        char *path;
-
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(a, c),
-                                    .n_inputs = 2, .outputs = TFB_IDS(y), .n_outputs = 1 });
-        tfb_io(b, TFB_IDS(a, c), 2, TFB_IDS(y), 1);
-        bytes = tfb_finish(b, &size);
-        tfb_free(b);
-        ck_assert_ptr_nonnull(bytes);
-        path = harness_write_file(&d, "add.tflite", bytes, size);
-        free(bytes);
-        return path;
-}
-
 static void up(const char *config) {
-        static char cfg[400];
-        const char *args[] = { "--config", cfg, NULL };
-        FILE *f;
-
-        harness_prepare(&d);
-        (void) snprintf(cfg, sizeof(cfg), "%s/acceld.conf", d.dir);
-        f = fopen(cfg, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(config, f);
-        ck_assert_int_eq(fclose(f), 0);
-        harness_start(&d, args, envs, -1);
-        harness_wait_ready(&d, d.sock);
-        model_path = write_add_model();
+        harness_faulty_up(&d, config);
+        model_path = harness_faulty_add_model(&d);
 }
 
 static void down(void) {
@@ -130,21 +98,25 @@ static accel_status_t interp_run(accel_interp_t *it) {
         return ACCEL_STATUS_NONE;
 }
 
-/* A child that runs FAULTY("hang") once (it never comes back unless the
- * host is killed or acceld goes away). */
-static pid_t hang_start(void) {
+/* A child that runs `settings` (a hang) once (it never comes back unless
+ * the host is killed or acceld goes away). */
+static pid_t hang_start_with(const char *settings) {
         pid_t kid = fork();
 
         ck_assert_int_ge(kid, 0);
         if (kid == 0) {
                 /* Not the parent's connections: their close must be seen. */
                 (void) close_range(3, ~0u, 0);
-                accel_interp_t *it = interp_open(FAULTY("hang"), 0, NULL);
+                accel_interp_t *it = interp_open(settings, 0, NULL);
                 if (it)
                         (void) interp_run(it);
                 _exit(0);
         }
         return kid;
+}
+
+static pid_t hang_start(void) {
+        return hang_start_with(FAULTY("hang"));
 }
 
 static void kid_reap(pid_t kid) {
@@ -270,6 +242,48 @@ START_TEST(test_hang_sigterm_in_process) {
 END_TEST
 
 /*
+ * isolate_drivers = none, and the plugin serializes on its device: a
+ * release of another model of the plugin waits for the hung execute for
+ * good. It used to run on the loop (the last reference dropped when the
+ * connection closed), which then answered nobody, SIGTERM included. Now
+ * the release thread waits instead: the loop answers, and SIGTERM ends
+ * acceld at shutdown_timeout_ms with the release still stuck.
+ */
+START_TEST(test_hang_in_process_release_does_not_stall_the_loop) {
+        accel_interp_t *held;
+        uint64_t t0, took;
+        pid_t kid;
+        int st;
+
+        up("isolate_drivers = none\nshutdown_timeout_ms = 1000\n");
+        held = interp_open(LOCKED("none"), 0, NULL);
+        ck_assert_ptr_nonnull(held);
+        ck_assert_int_eq(interp_run(held), ACCEL_STATUS_NONE);
+        kid = hang_start_with(LOCKED("hang"));
+        sleep_ms(800);
+        (void) accel_interp_delete(held);
+        sleep_ms(300);
+        t0 = now_ms();
+        (void) status_ms();
+        took = now_ms() - t0;
+        fprintf(stderr, "GetStatus behind an in-process release stuck on a hung call: %llu ms\n",
+                (unsigned long long) took);
+        ck_assert_msg(took < 3000, "the loop stalled %llu ms behind the release", (unsigned long long) took);
+        /* The hang is still on, and so is the release behind it. */
+        ck_assert_int_eq(waitpid(kid, NULL, WNOHANG), 0);
+        t0 = now_ms();
+        st = harness_signal_and_wait(&d, SIGTERM);
+        took = now_ms() - t0;
+        fprintf(stderr, "SIGTERM with a hung in-process call and a stuck release: exit after %llu ms\n",
+                (unsigned long long) took);
+        ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "acceld ended with status 0x%x", st);
+        ck_assert_msg(took < 1000 + EXIT_SLACK_MS, "exit took %llu ms", (unsigned long long) took);
+        kid_reap(kid);
+        down();
+}
+END_TEST
+
+/*
  * Client A runs a 200 ms call with 30 ms deadlines on the faulty host
  * while client B runs the same driver without one. A's requests miss
  * their deadline (MISSED_DEADLINE, not DEAD_OBJECT); the host is never
@@ -375,17 +389,123 @@ START_TEST(test_hang_thread_clamp_is_reported) {
 }
 END_TEST
 
+/* GetStatus: the CPU budget, the threads taken now and the invokes that
+ * waited for the budget. */
+static void cpu_status(uint32_t *ret_budget, uint32_t *ret_in_use, uint64_t *ret_waits) {
+        accel_client_t *c = NULL;
+        accel_daemon_status_t *st = NULL;
+
+        ck_assert_int_eq(accel_connect(d.sock, &c), 0);
+        ck_assert_msg(accel_get_status(c, &st) == 0, "%s", accel_last_error());
+        *ret_budget = st->cpu_budget;
+        *ret_in_use = st->cpu_in_use;
+        *ret_waits = st->refusals.cpu_waits;
+        (void) accel_daemon_status_free(st);
+        (void) accel_disconnect(c);
+}
+
+/* The test's own CPUs, before it pins acceld to one. */
+static cpu_set_t all_cpus;
+
+/* A child running `n` invokes of the model at `path` on the reference
+ * kernels (one thread of the budget each), on all the test's CPUs; exits
+ * 0 when all ran. */
+static pid_t reference_client_start(const char *path, int n) {
+        pid_t kid = fork();
+
+        ck_assert_int_ge(kid, 0);
+        if (kid == 0) {
+                accel_model_t *m = NULL;
+                accel_interp_options_t *o = accel_interp_options_create();
+                accel_interp_t *it = NULL;
+                int bad = 0;
+
+                (void) close_range(3, ~0u, 0);
+                (void) sched_setaffinity(0, sizeof(all_cpus), &all_cpus);
+                if (accel_model_create_from_file(path, &m) < 0 || accel_interp_options_set_socket(o, d.sock) < 0 ||
+                    accel_interp_options_set_settings_json(o, "{\"delegate\":\"NONE\"}") < 0 ||
+                    accel_interp_create(m, o, &it) < 0 || accel_interp_allocate_tensors(it) < 0)
+                        _exit(2);
+                for (int i = 0; i < n; i++)
+                        if (accel_interp_invoke(it) < 0) {
+                                fprintf(stderr, "invoke %d: %s\n", i, accel_last_error());
+                                bad++;
+                        }
+                _exit(bad ? 1 : 0);
+        }
+        return kid;
+}
+
+/*
+ * The CPU budget across instances: acceld on one CPU (its affinity) has a
+ * budget of one thread, so two clients of two models on the reference
+ * kernels (one thread each, worker_threads = 2 runs both at once) take
+ * turns: the second invoke waits for the first instead of running beside
+ * it, and GetStatus counts those waits. Without the budget no invoke ever
+ * waits.
+ */
+START_TEST(test_hang_cpu_budget_second_instance_waits) {
+        cpu_set_t one;
+        uint32_t budget, in_use;
+        uint64_t waits0, waits;
+        char *paths[2];
+        pid_t kids[2];
+        int cpu = -1;
+
+        ck_assert_int_eq(sched_getaffinity(0, sizeof(all_cpus), &all_cpus), 0);
+        for (int k = 0; k < CPU_SETSIZE && cpu < 0; k++)
+                if (CPU_ISSET(k, &all_cpus))
+                        cpu = k;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        /* acceld inherits it: one CPU, a budget of one thread. */
+        ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+        up("worker_threads = 2\n");
+        cpu_status(&budget, &in_use, &waits0);
+        ck_assert_uint_eq(budget, 1);
+        ck_assert_uint_eq(in_use, 0);
+        for (int k = 0; k < 2; k++) {
+                size_t size;
+                uint8_t *bytes = tfb_model_fp16_fc(1024, 1024, 7 + 2 * k, 13, 16.0f, &size);
+                char name[32];
+
+                ck_assert_ptr_nonnull(bytes);
+                (void) snprintf(name, sizeof(name), "fc%d.tflite", k);
+                paths[k] = harness_write_file(&d, name, bytes, size);
+                free(bytes);
+        }
+        for (int k = 0; k < 2; k++)
+                kids[k] = reference_client_start(paths[k], 100);
+        for (int k = 0; k < 2; k++) {
+                int st = 0;
+
+                ck_assert_int_eq(waitpid(kids[k], &st, 0), kids[k]);
+                ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "client %d failed (0x%x)", k, st);
+                free(paths[k]);
+        }
+        cpu_status(&budget, &in_use, &waits);
+        fprintf(stderr, "two clients on a budget of 1: %llu invokes waited\n",
+                (unsigned long long) (waits - waits0));
+        ck_assert_uint_gt(waits, waits0);
+        ck_assert_uint_eq(in_use, 0);
+        (void) sched_setaffinity(0, sizeof(all_cpus), &all_cpus);
+        down();
+}
+END_TEST
+
 static Suite *hang_suite(void) {
         Suite *s = suite_create("hang");
         TCase *tc = tcase_create("hosts");
 
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_hang_release_does_not_stall_the_loop);
-        if (!getenv("ONLY1")) tcase_add_test(tc, test_hang_sigterm_isolated);
-        if (!getenv("ONLY1")) tcase_add_test(tc, test_hang_sigterm_in_process);
-        if (!getenv("ONLY1")) tcase_add_test(tc, test_hang_short_deadlines_keep_the_shared_host);
-        if (!getenv("ONLY1")) tcase_add_test(tc, test_hang_watchdog_kills_a_stuck_host);
-        if (!getenv("ONLY1")) tcase_add_test(tc, test_hang_thread_clamp_is_reported);
+        tcase_add_test(tc, test_hang_sigterm_isolated);
+        tcase_add_test(tc, test_hang_sigterm_in_process);
+        tcase_add_test(tc, test_hang_in_process_release_does_not_stall_the_loop);
+        tcase_add_test(tc, test_hang_short_deadlines_keep_the_shared_host);
+        tcase_add_test(tc, test_hang_watchdog_kills_a_stuck_host);
+        tcase_add_test(tc, test_hang_thread_clamp_is_reported);
+        tcase_add_test(tc, test_hang_cpu_budget_second_instance_waits);
         suite_add_tcase(s, tc);
         return s;
 }
@@ -393,16 +513,10 @@ static Suite *hang_suite(void) {
 int main(int argc, char **argv) {
         SRunner *sr;
         int failed;
-        char *copy;
 
         harness_init(argc, argv);
-        if (argc < 4) {
-                fprintf(stderr, "usage: %s ACCELD ACCELCTL FAULTY_PLUGIN\n", argv[0]);
+        if (!harness_faulty_init(argc, argv))
                 return 77;
-        }
-        copy = strdup(argv[3]);
-        (void) snprintf(plugin_env, sizeof(plugin_env), "ACCELD_PLUGIN_DIR=%s", dirname(copy));
-        free(copy);
         sr = srunner_create(hang_suite());
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);

@@ -10,7 +10,6 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,58 +19,17 @@
 #include <unistd.h>
 
 #include "accel/accel.h"
-#include "harness.h"
-#include "tflite-builder.h"
+#include "harness-faulty.h"
 
-static char plugin_env[600];
-static const char *const envs[] = { plugin_env, NULL };
 static harness_daemon_t d;
 static char *model_path;
 static bool inline_tensors;     /* run_once*(): tensors in the frames */
 
-#define FAULTY(mode) "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"" mode "\"}}"
 #define XNNPACK "{\"delegate\":\"XNNPACK\"}"
 
-/* y = a + b on float[1,4]: the faulty driver takes the ADD. */
-static char *write_add_model(void) {
-        tfb_t *b = tfb_new();
-        int32_t a = tfb_tensor(b, RT_TYPE_FLOAT32, "a", 2, TFB_DIMS(1, 4));
-        int32_t c = tfb_tensor(b, RT_TYPE_FLOAT32, "b", 2, TFB_DIMS(1, 4));
-        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 2, TFB_DIMS(1, 4));
-        uint8_t *bytes;
-        size_t size;
-        char *path;
-        FILE *f;
-
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(a, c),
-                                    .n_inputs = 2, .outputs = TFB_IDS(y), .n_outputs = 1 });
-        tfb_io(b, TFB_IDS(a, c), 2, TFB_IDS(y), 1);
-        bytes = tfb_finish(b, &size);
-        tfb_free(b);
-        ck_assert_ptr_nonnull(bytes);
-        ck_assert_int_gt(asprintf(&path, "%s/add.tflite", d.dir), 0);
-        f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
-        ck_assert_int_eq(fclose(f), 0);
-        free(bytes);
-        return path;
-}
-
 static void up(const char *config) {
-        static char cfg[400];
-        const char *args[] = { "--config", cfg, NULL };
-        FILE *f;
-
-        harness_prepare(&d);
-        (void) snprintf(cfg, sizeof(cfg), "%s/acceld.conf", d.dir);
-        f = fopen(cfg, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs(config, f);
-        ck_assert_int_eq(fclose(f), 0);
-        harness_start(&d, args, envs, -1);
-        harness_wait_ready(&d, d.sock);
-        model_path = write_add_model();
+        harness_faulty_up(&d, config);
+        model_path = harness_faulty_add_model(&d);
 }
 
 static void down(void) {
@@ -418,16 +376,10 @@ static Suite *isolation_suite(void) {
 int main(int argc, char **argv) {
         SRunner *sr;
         int failed;
-        char *copy;
 
         harness_init(argc, argv);
-        if (argc < 4) {
-                fprintf(stderr, "usage: %s ACCELD ACCELCTL FAULTY_PLUGIN\n", argv[0]);
+        if (!harness_faulty_init(argc, argv))
                 return 77;
-        }
-        copy = strdup(argv[3]);
-        (void) snprintf(plugin_env, sizeof(plugin_env), "ACCELD_PLUGIN_DIR=%s", dirname(copy));
-        free(copy);
         sr = srunner_create(isolation_suite());
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);

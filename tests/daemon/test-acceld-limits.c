@@ -855,6 +855,113 @@ START_TEST(test_limits_model_bytes_per_uid) {
 }
 END_TEST
 
+/* ---- refusals by limit ---- */
+
+/* GetStatus's refusal counters, on connection c. */
+static Acceld__Refusals refusals_get(client_t *c) {
+        Acceld__Response *r = status_or_null(c);
+        Acceld__Refusals f;
+
+        ck_assert_ptr_nonnull(r);
+        ck_assert_int_eq(r->status, ACCELD__STATUS__NONE);
+        ck_assert_ptr_nonnull(r->get_status->refusals);
+        f = *r->get_status->refusals;
+        harness_resp_free(r);
+        return f;
+}
+
+/*
+ * Every limit hit once is counted once under its own name (GetStatus's
+ * Refusals, `accelctl status --json`'s "refusals"), and nothing else
+ * moves: fds per connection, registered bytes per uid, prepared models
+ * per uid, connections per uid.
+ */
+START_TEST(test_limits_refusals_are_counted) {
+        const char *args[] = { "--max-fds-per-connection", "16", "--max-registered-bytes-per-uid", "81920",
+                               "--max-models-per-uid", "1", "--max-connections-per-uid", "4", NULL };
+        client_t a, b, e;
+        Acceld__Refusals f;
+        Acceld__Response *r;
+        uint8_t *model;
+        size_t size;
+        unsigned n;
+        int fd, extra[2];
+        char *out = NULL;
+
+        harness_up_with(&d, args, false);
+        harness_client_open(&a, d.sock);
+        harness_client_open(&b, d.sock);
+        f = refusals_get(&a);
+        ck_assert_uint_eq(f.connections + f.fds + f.input_bytes + f.frames + f.models + f.buffer_bytes +
+                                  f.queued_requests + f.output_bytes + f.cpu_waits + f.cpu_deadline_missed,
+                          0);
+
+        /* fds: 16 buffers on a, the 17th refused. */
+        ck_assert_uint_eq(register_until_refused(&a, 40, "max_fds_per_connection"), 16);
+        /* bytes: 20 x 4 KiB per uid, so b gets 4 more, the 5th refused. */
+        for (n = 0; n < 40; n++) {
+                fd = sealed_memfd(4096);
+                r = register_buffer(&b, fd);
+                (void) close(fd);
+                if (r->status != ACCELD__STATUS__NONE) {
+                        ck_assert_msg(strstr(r->message, "max_registered_bytes_per_uid"), "%s", r->message);
+                        harness_resp_free(r);
+                        break;
+                }
+                harness_resp_free(r);
+        }
+        ck_assert_uint_eq(n, 4);
+        /* models: one handle per uid. */
+        model = tfb_model_affine(&size);
+        ck_assert_ptr_nonnull(model);
+        (void) prepare_ok(&a, model, size);
+        r = prepare_bytes(&b, model, size, NULL);
+        ck_assert_msg(strstr(r->message ? r->message : "", "max_models_per_uid"), "%s", r->message);
+        harness_resp_free(r);
+        free(model);
+        /* connections: a, b and two more; the fifth is answered and closed. */
+        extra[0] = harness_connect(d.sock);
+        extra[1] = harness_connect(d.sock);
+        harness_client_open(&e, d.sock);
+        r = status_or_null(&e);
+        ck_assert_msg(!r || r->status != ACCELD__STATUS__NONE, "a fifth connection of one uid was served");
+        if (r)
+                harness_resp_free(r);
+        harness_client_close(&e);
+
+        f = refusals_get(&a);
+        ck_assert_uint_eq(f.fds, 1);
+        ck_assert_uint_eq(f.buffer_bytes, 1);
+        ck_assert_uint_eq(f.models, 1);
+        ck_assert_uint_eq(f.connections, 1);
+        ck_assert_uint_eq(f.input_bytes + f.frames + f.queued_requests + f.output_bytes + f.cpu_waits +
+                                  f.cpu_deadline_missed,
+                          0);
+        (void) close(extra[0]);
+        (void) close(extra[1]);
+
+        /* accelctl status --json shows the same counts (its own
+         * connection fits again once the extra ones are gone). */
+        for (int tries = 0; tries < 50; tries++) {
+                const char *argv[] = { harness_accelctl(), "--socket", d.sock, "status", "--json", NULL };
+                int st;
+
+                free(out);
+                out = NULL;
+                st = harness_run(argv, &out);
+                if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+                        break;
+                usleep(20000);
+        }
+        ck_assert_msg(out && strstr(out, "\"refusals\""), "accelctl status --json: %s", out ? out : "");
+        ck_assert_msg(strstr(out, "\"buffer_bytes\": 1") || strstr(out, "\"buffer_bytes\":1"), "%s", out);
+        ck_assert_msg(strstr(out, "\"models\": 1") || strstr(out, "\"models\":1"), "%s", out);
+        free(out);
+        harness_client_close(&b);
+        harness_client_close(&a);
+}
+END_TEST
+
 /* ---- deadlines ---- */
 
 START_TEST(test_limits_deadline_near_2_64_means_no_deadline) {
@@ -1024,6 +1131,8 @@ static Suite *limits_suite(void) {
         tc = limits_case(s, "models");
         tcase_add_test(tc, test_limits_model_bytes_per_uid);
         tcase_add_test(tc, test_limits_deadline_near_2_64_means_no_deadline);
+        tc = limits_case(s, "refusals");
+        tcase_add_test(tc, test_limits_refusals_are_counted);
         tc = limits_case(s, "store");
         tcase_add_test(tc, test_limits_named_prepare_on_full_disk_is_an_error);
         tcase_add_test(tc, test_limits_stale_store_temporary_removed_at_start);

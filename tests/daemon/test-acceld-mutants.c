@@ -81,6 +81,42 @@ START_TEST(test_mutants_never_kill_acceld) {
 }
 END_TEST
 
+/* Mutants that killed acceld once (seed, index over this corpus, which is
+ * scripts/mutate.sh's with MUTATE_MAX_MODEL_BYTES=1048576 and
+ * MUTATE_EXCLUDE=style_transfer), each replayed after its fix. */
+static const struct {
+        uint64_t seed, index;
+} found[] = {
+        /* mnist_lstm_int8: an integer LSTM gate whose weights are no
+         * constant; its zero-point sums read NULL data (SIGSEGV). */
+        { 4202, 924 },
+};
+
+START_TEST(test_mutants_found_ones_replay_clean) {
+        harness_daemon_t d;
+        static const char *const args[] = { "--isolate-drivers", "plugins", NULL };
+
+        harness_up_with(&d, args, false);
+        for (size_t k = 0; k < sizeof(found) / sizeof(found[0]); k++) {
+                mut_mutant_t m;
+                int status;
+
+                ck_assert_int_eq(mut_mutant_make(&corpus, found[k].seed, found[k].index, &m), 0);
+                mut_outcome_t o = mut_run(&m, d.sock, 60000);
+                bool died = waitpid(d.pid, &status, WNOHANG) == d.pid;
+                if (died)
+                        d.pid = 0;
+                ck_assert_msg(!died && o != MUT_HUNG && o != MUT_CLIENT_ERROR, "mutant %llu of seed %llu (%s: %s) %s",
+                              (unsigned long long) found[k].index, (unsigned long long) found[k].seed,
+                              m.model->name, m.what, died ? "killed acceld" : mut_outcome_name(o));
+                mut_mutant_free(&m);
+        }
+        ck_assert(mut_daemon_answers(d.sock, 10000));
+        harness_stop(&d);
+        harness_cleanup(&d);
+}
+END_TEST
+
 int main(int argc, char **argv) {
         harness_init(argc, argv);
         const char *shared = getenv("ACCELD_SHARED_DIR");
@@ -93,6 +129,7 @@ int main(int argc, char **argv) {
         Suite *s = suite_create("acceld-mutants");
         TCase *tc = tcase_create("mutants");
         tcase_set_timeout(tc, 1200);
+        tcase_add_test(tc, test_mutants_found_ones_replay_clean);
         tcase_add_test(tc, test_mutants_never_kill_acceld);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);

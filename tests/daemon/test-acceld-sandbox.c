@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <libgen.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,49 +31,18 @@
 #include <xxhash.h>
 
 #include "accel/accel.h"
-#include "harness.h"
+#include "harness-faulty.h"
 #include "tfb-models.h"
 #include "tflite-builder.h"
 
 #define TEST_USER "acceld-sbxtest"
 
-static char plugin_env[600];
-static const char *const envs[] = { plugin_env, NULL };
 static harness_daemon_t d;
 static char cfg[400];
 static char *add_path;
 
-/* y = a + b on float[1,4]: the faulty driver takes the ADD. */
-static char *write_add_model(void) {
-        tfb_t *b = tfb_new();
-        int32_t a = tfb_tensor(b, RT_TYPE_FLOAT32, "a", 2, TFB_DIMS(1, 4));
-        int32_t c = tfb_tensor(b, RT_TYPE_FLOAT32, "b", 2, TFB_DIMS(1, 4));
-        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 2, TFB_DIMS(1, 4));
-        uint8_t *bytes;
-        size_t size;
-        char *path;
-
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(a, c),
-                                    .n_inputs = 2, .outputs = TFB_IDS(y), .n_outputs = 1 });
-        tfb_io(b, TFB_IDS(a, c), 2, TFB_IDS(y), 1);
-        bytes = tfb_finish(b, &size);
-        tfb_free(b);
-        ck_assert_ptr_nonnull(bytes);
-        path = harness_write_file(&d, "add.tflite", bytes, size);
-        free(bytes);
-        (void) chmod(path, 0644);
-        return path;
-}
-
 static void config_write(void) {
-        FILE *f;
-
-        (void) snprintf(cfg, sizeof(cfg), "%s/acceld.conf", d.dir);
-        f = fopen(cfg, "we");
-        ck_assert_ptr_nonnull(f);
-        fputs("max_execution_ms = 10000\n", f);
-        ck_assert_int_eq(fclose(f), 0);
-        (void) chmod(cfg, 0644);
+        (void) snprintf(cfg, sizeof(cfg), "%s", harness_faulty_config(&d, "max_execution_ms = 10000\n"));
 }
 
 /* acceld as root, as CI runs it: hosts and workers drop their uid. */
@@ -83,9 +51,9 @@ static void up_root(void) {
 
         harness_prepare(&d);
         config_write();
-        harness_start(&d, args, envs, -1);
+        harness_start(&d, args, harness_faulty_env(), -1);
         harness_wait_ready(&d, d.sock);
-        add_path = write_add_model();
+        add_path = harness_faulty_add_model(&d);
 }
 
 static void down(void) {
@@ -489,12 +457,12 @@ START_TEST(test_sandbox_unprivileged_escapes_refused) {
         harness_prepare(&d);
         config_write();
         ck_assert_int_eq(chown(d.dir, uid, gid), 0);
-        add_path = write_add_model();
+        add_path = harness_faulty_add_model(&d);
         pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                (void) putenv(plugin_env);
+                (void) putenv((char *) harness_faulty_env()[0]);
                 if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
                         _exit(126);
                 execl(harness_acceld(), harness_acceld(), "--socket", d.sock, "--state-dir", d.state, "--log-level",
@@ -552,20 +520,14 @@ static Suite *sandbox_suite(void) {
 int main(int argc, char **argv) {
         SRunner *sr;
         int failed;
-        char *copy;
 
         harness_init(argc, argv);
-        if (argc < 4) {
-                fprintf(stderr, "usage: %s ACCELD ACCELCTL FAULTY_PLUGIN\n", argv[0]);
+        if (!harness_faulty_init(argc, argv))
                 return 77;
-        }
         if (geteuid() != 0) {
                 fprintf(stderr, "SKIP: the sandbox tests start acceld as root and as another user\n");
                 return 77;
         }
-        copy = strdup(argv[3]);
-        (void) snprintf(plugin_env, sizeof(plugin_env), "ACCELD_PLUGIN_DIR=%s", dirname(copy));
-        free(copy);
         sr = srunner_create(sandbox_suite());
         srunner_run_all(sr, CK_NORMAL);
         (void) !system("userdel " TEST_USER " 2>/dev/null");

@@ -170,6 +170,16 @@ typedef struct accel_daemon_status {
                 uint64_t hits, misses, inserts, corrupt, evictions;
                 uint64_t files, bytes, mapped_bytes, quota_bytes;
         } weights_cache;
+        /* How often each limit turned a client away since start (for the
+         * CPU budget: invokes that waited for it, and those whose deadline
+         * passed meanwhile); all 0 from an acceld without the counters. */
+        struct accel_refusals {
+                uint64_t connections, fds, input_bytes, frames, models, buffer_bytes, queued_requests,
+                        output_bytes, cpu_waits, cpu_deadline_missed;
+        } refusals;
+        /* The CPU budget: threads acceld runs models on at once, and those
+         * taken by invokes now. */
+        uint32_t cpu_budget, cpu_in_use;
 } accel_daemon_status_t;
 
 /* ManageWeightsCache: the files of the weights cache, or what clearing

@@ -339,6 +339,11 @@ static int lstm_prepare_integer(rt_context_t *ctx, rt_node_t *node, const rt_lst
                 q->variance_guard = guard < 1 ? 1 : guard;
                 if (g == GATE_INPUT && cifg)
                         continue;
+                /* The zero-point sums are taken from the weights here: a
+                 * weight or bias that is not a constant has no data yet
+                 * (a mutated model crashed acceld here, issue 22). */
+                if (!t[in_w[g]]->data || !t[rec_w[g]]->data || (!ln && t[bias_w[g]] && !t[bias_w[g]]->data))
+                        return rt_ctx_error(ctx, "LSTM: the weights and bias of gate %d must be constant", g);
                 q->in_bias = lstm_zp_bias(t[in_w[g]], ln ? NULL : t[bias_w[g]], -in->zero_point);
                 q->rec_bias = lstm_zp_bias(t[rec_w[g]], NULL, -os->zero_point);
                 if (!q->in_bias || !q->rec_bias)
