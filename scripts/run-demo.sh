@@ -9,7 +9,8 @@
 #   scripts/run-demo.sh BUILD_DIR
 #
 # ACCELD_DEMO_EXIT=1 stops acceld after the demo and exits with its exit
-# code (a smoke test of the whole path). ACCELD_FIRSTRUN_DIR replaces
+# code, or 1 when a step of the demo failed (a smoke test of the whole
+# path). ACCELD_FIRSTRUN_DIR replaces
 # data/firstrun (the installed copy is /usr/share/acceld/firstrun).
 set -euo pipefail
 
@@ -38,10 +39,15 @@ done
 mkdir -p "$var"
 
 # --config /dev/null: the demo uses the built-in defaults, not an installed
-# /etc/acceld/acceld.conf.
-"$acceld" --foreground --config /dev/null --socket "$sock" --state-dir "$var" &
+# /etc/acceld/acceld.conf. The state directory is given as an absolute
+# path: acceld's benchmark workers cannot enter their sandbox with a
+# relative one (they fail "no state directory in $ACCELD_SANDBOX_STATE_DIR").
+"$acceld" --foreground --config /dev/null --socket "$sock" --state-dir "$PWD/${var#./}" &
 pid=$!
 
+# A step of the demo that failed; with ACCELD_DEMO_EXIT=1 the script then
+# exits 1 (after stopping acceld) whatever acceld's own status.
+failed=0
 stop() {
   trap - INT TERM
   if kill -0 "$pid" 2>/dev/null; then
@@ -49,7 +55,12 @@ stop() {
   fi
   rc=0
   wait "$pid" || rc=$?
+  [ "$rc" = 0 ] && [ "$failed" != 0 ] && rc=1
   exit "$rc"
+}
+step_failed() {
+  echo "run-demo: $* failed" >&2
+  failed=1
 }
 trap stop INT TERM
 
@@ -77,13 +88,13 @@ fi
 
 echo
 echo "== accelctl --socket $sock status"
-"$accelctl" --socket "$sock" status
+"$accelctl" --socket "$sock" status || step_failed status
 echo
 echo "== accelctl --socket $sock caps"
-"$accelctl" --socket "$sock" caps
+"$accelctl" --socket "$sock" caps || step_failed caps
 echo
 echo "== accelctl --socket $sock ops $model (first nodes)"
-"$accelctl" --socket "$sock" ops "$model" >"$var/demo-ops.txt"
+"$accelctl" --socket "$sock" ops "$model" >"$var/demo-ops.txt" || step_failed ops
 head -n 6 "$var/demo-ops.txt"
 echo
 # accelctl decodes the photo (libpng), centre-crops it, resizes it to the
@@ -93,13 +104,13 @@ echo
 # "rank" is where the model puts ground-truth.txt's label in its top 5.
 echo "== accelctl --socket $sock eval topk $model --images $data --labels $labels (a real photo, a real model)"
 "$accelctl" --socket "$sock" eval topk "$model" --images "$data" \
-  --ground-truth "$data/ground-truth.txt" --labels "$labels"
+  --ground-truth "$data/ground-truth.txt" --labels "$labels" || step_failed "eval topk"
 echo
 
 # The benchmarks (issue 6): the model's candidate settings measured in
 # acceld's worker processes, the table, then the chosen setting and why.
 echo "== scripts/demo-bench.sh"
-"$src/scripts/demo-bench.sh" "$build" "$sock" "$model" || echo "run-demo: demo-bench.sh failed" >&2
+"$src/scripts/demo-bench.sh" "$build" "$sock" "$model" || step_failed scripts/demo-bench.sh
 echo
 
 if [ "${ACCELD_DEMO_EXIT:-0}" = 1 ]; then
