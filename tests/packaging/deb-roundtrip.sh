@@ -135,9 +135,9 @@ tflite_lib=/usr/lib/$multiarch/acceld/tflite/libtensorflowlite_c.so
 [ -x /usr/bin/accel-tflite ] || fail "/usr/bin/accel-tflite is missing"
 [ -f /usr/include/acceld/tflite/tensorflow/lite/c/c_api.h ] || fail "the TensorFlow Lite C API headers are missing"
 pkg-config --exists acceld-tflite || fail "pkg-config does not find acceld-tflite.pc"
-if ldconfig -p | grep -q 'libtensorflowlite_c\.so'; then
-  ldconfig -p | grep libtensorflowlite_c >&2
-  fail "the dynamic linker's cache finds a libtensorflowlite_c.so (ours must stay private)"
+if ldconfig -p | grep -q '/acceld/tflite/'; then
+  ldconfig -p | grep '/acceld/tflite/' >&2
+  fail "the dynamic linker's cache finds acceld's libtensorflowlite_c.so (it must stay private)"
 fi
 
 # The unit's own ExecStart=, User= and Group=, with acceld.socket's socket
