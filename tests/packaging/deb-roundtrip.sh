@@ -207,8 +207,10 @@ esac
 
 # An unmodified TensorFlow Lite C API program, as a member of acceld,
 # forced onto the daemon (ACCEL_TFLITE_MODE=served fails without one).
+# The program writes its output where the unprivileged users may write.
+mkdir -m 1777 "$work/out"
 tflite_run() {  # USER PROGRAM OUT [accel-tflite]: the program's report on stdout
-  local u=$1 prog=$2 out=$3
+  local u=$1 prog=$2 out=$work/out/$3
   shift 3
   as "$u" env ACCELD_SOCKET="$listen" ACCEL_TFLITE_MODE=served "$@" "$prog" \
     "$firstrun/mobilenet_v1_0.25_128_quant.tflite" "$out"
@@ -218,7 +220,7 @@ if command -v cc >/dev/null; then
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Wextra -Werror -o "$work/prog-pc" "$src/tests/packaging/tflite-c-program.c" \
     $(pkg-config --cflags --libs acceld-tflite) || fail "building against acceld-tflite-dev failed"
-  tflite_run "$member" "$work/prog-pc" "$work/out-pc.bin" >"$work/prog-pc.txt" 2>&1 ||
+  tflite_run "$member" "$work/prog-pc" out-pc.bin >"$work/prog-pc.txt" 2>&1 ||
     { cat "$work/prog-pc.txt" "$work/acceld.log"; fail "the program built against acceld-tflite failed"; }
   cat "$work/prog-pc.txt"
   grep -qx "library $tflite_lib" "$work/prog-pc.txt" || fail "the program did not use $tflite_lib"
@@ -234,16 +236,16 @@ if command -v cc >/dev/null; then
       $(pkg-config --cflags acceld-tflite) -L"$work/native" -ltensorflowlite_c -Wl,-rpath,"$work/native" ||
       fail "linking against native TensorFlow Lite failed"
     readelf -d "$work/prog-native" | grep -q 'NEEDED.*\[libtensorflowlite_c\.so\]' || fail "prog-native does not need libtensorflowlite_c.so"
-    tflite_run "$member" "$work/prog-native" "$work/out-native.bin" >"$work/prog-native.txt" 2>&1 ||
+    tflite_run "$member" "$work/prog-native" out-native.bin >"$work/prog-native.txt" 2>&1 ||
       { cat "$work/prog-native.txt"; fail "the program on native TensorFlow Lite failed"; }
     grep -qx "library $work/native/libtensorflowlite_c.so" "$work/prog-native.txt" || { cat "$work/prog-native.txt"; fail "without accel-tflite the program did not run on native TensorFlow Lite"; }
-    tflite_run "$member" "$work/prog-native" "$work/out-served.bin" accel-tflite >"$work/prog-served.txt" 2>&1 ||
+    tflite_run "$member" "$work/prog-native" out-served.bin accel-tflite >"$work/prog-served.txt" 2>&1 ||
       { cat "$work/prog-served.txt" "$work/acceld.log"; fail "the unmodified program under accel-tflite failed"; }
     cat "$work/prog-served.txt"
     grep -qx "library $tflite_lib" "$work/prog-served.txt" || fail "under accel-tflite the program did not load $tflite_lib"
     # Same largest class, every probability within 4/256 of TensorFlow
     # Lite's (acceld may run XNNPACK's quantized kernels).
-    python3 - "$work/out-native.bin" "$work/out-served.bin" <<'PY' || fail "acceld's outputs differ from native TensorFlow Lite's"
+    python3 - "$work/out/out-native.bin" "$work/out/out-served.bin" <<'PY' || fail "acceld's outputs differ from native TensorFlow Lite's"
 import sys
 a, b = (open(f, "rb").read() for f in sys.argv[1:3])
 assert len(a) == len(b) == 1001, (len(a), len(b))
@@ -252,10 +254,12 @@ print(f"deb-roundtrip: served vs native TensorFlow Lite: largest class {b.index(
 assert a.index(max(a)) == b.index(max(b)) and d <= 4
 PY
     step "the same program as $outsider (not in group acceld) must be refused"
-    if tflite_run "$outsider" "$work/prog-native" "$work/out-outsider.bin" accel-tflite >"$work/prog-outsider.txt" 2>&1; then
+    if tflite_run "$outsider" "$work/prog-native" out-outsider.bin accel-tflite >"$work/prog-outsider.txt" 2>&1; then
       cat "$work/prog-outsider.txt"
       fail "a user outside group acceld ran a model on acceld through accel-tflite"
     fi
+    cat "$work/prog-outsider.txt"
+    grep -qi 'permission denied' "$work/prog-outsider.txt" || fail "the refusal was not a permission error"
   else
     echo "deb-roundtrip: native TensorFlow Lite not found ($native; bench/fetch-native-tflite.sh): the unmodified-binary run is skipped"
   fi
