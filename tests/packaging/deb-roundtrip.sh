@@ -207,6 +207,11 @@ esac
 
 # An unmodified TensorFlow Lite C API program, as a member of acceld,
 # forced onto the daemon (ACCEL_TFLITE_MODE=served fails without one).
+# acceld's count of executions, to see that the programs ran on it.
+executions() {
+  as "$member" accelctl --socket "$listen" --json status |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["serving"]["executions"])'
+}
 # The program writes its output where the unprivileged users may write.
 mkdir -m 1777 "$work/out"
 tflite_run() {  # USER PROGRAM OUT [accel-tflite]: the program's report on stdout
@@ -217,6 +222,7 @@ tflite_run() {  # USER PROGRAM OUT [accel-tflite]: the program's report on stdou
 }
 if command -v cc >/dev/null; then
   step "a TensorFlow Lite C API program built with pkg-config acceld-tflite, as $member"
+  before=$(executions)
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Wextra -Werror -o "$work/prog-pc" "$src/tests/packaging/tflite-c-program.c" \
     $(pkg-config --cflags --libs acceld-tflite) || fail "building against acceld-tflite-dev failed"
@@ -224,6 +230,7 @@ if command -v cc >/dev/null; then
     { cat "$work/prog-pc.txt" "$work/acceld.log"; fail "the program built against acceld-tflite failed"; }
   cat "$work/prog-pc.txt"
   grep -qx "library $tflite_lib" "$work/prog-pc.txt" || fail "the program did not use $tflite_lib"
+  [ "$(executions)" -gt "$before" ] || fail "acceld counted no execution of the program's model"
 
   native=${ACCELD_TFLITE_C_LIB:-$src/bench/out/tfjs-tflite-node-0.0.2/cc_deps/linux_amd64/libtensorflowlite_c.so}
   if [ -f "$native" ]; then
@@ -239,10 +246,12 @@ if command -v cc >/dev/null; then
     tflite_run "$member" "$work/prog-native" out-native.bin >"$work/prog-native.txt" 2>&1 ||
       { cat "$work/prog-native.txt"; fail "the program on native TensorFlow Lite failed"; }
     grep -qx "library $work/native/libtensorflowlite_c.so" "$work/prog-native.txt" || { cat "$work/prog-native.txt"; fail "without accel-tflite the program did not run on native TensorFlow Lite"; }
+    before=$(executions)
     tflite_run "$member" "$work/prog-native" out-served.bin accel-tflite >"$work/prog-served.txt" 2>&1 ||
       { cat "$work/prog-served.txt" "$work/acceld.log"; fail "the unmodified program under accel-tflite failed"; }
     cat "$work/prog-served.txt"
     grep -qx "library $tflite_lib" "$work/prog-served.txt" || fail "under accel-tflite the program did not load $tflite_lib"
+    [ "$(executions)" -gt "$before" ] || fail "acceld counted no execution of the unmodified program's model"
     # Same largest class, every probability within 4/256 of TensorFlow
     # Lite's (acceld may run XNNPACK's quantized kernels).
     python3 - "$work/out/out-native.bin" "$work/out/out-served.bin" <<'PY' || fail "acceld's outputs differ from native TensorFlow Lite's"
