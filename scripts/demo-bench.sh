@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark part of the README demo (issue 6), run by scripts/run-demo.sh:
-# benchmark the demo model's generated candidate settings in acceld's worker
-# processes, print the results table, then the chosen settings and why.
+# benchmark the first run's model's candidate settings (data/firstrun/) in
+# acceld's worker processes, print the results table, then the chosen
+# settings and why.
 #
 #   scripts/demo-bench.sh BUILD_DIR SOCKET MODEL
 set -euo pipefail

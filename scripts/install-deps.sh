@@ -13,7 +13,7 @@ pkgs=(
   libseccomp-dev libssl-dev libxxhash-dev
   libjpeg62-turbo-dev libpng-dev libzip-dev
   python3-skimage
-  debhelper dh-python lintian
+  debhelper dh-python lintian chrpath
 )
 # Node.js, npm and node's headers for tests/tflite-c's npm clients (they
 # skip without them); left alone when a node is already installed (e.g.

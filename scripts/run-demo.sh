@@ -1,42 +1,53 @@
 #!/usr/bin/env bash
 # The README's run command (`make run`): start acceld in the foreground on
-# ./var/acceld.sock with its state in ./var, show it answering, serve a real
-# model (a MobileNet-shaped float network the project generates itself with
-# bench/make-demo-model into ./var), print its top-5 and timings, and keep
-# acceld running until Ctrl-C.
+# ./var/acceld.sock with its state in ./var, show it answering, classify a
+# real photo with a real model through it (data/firstrun/: a quantized
+# MobileNet v1 and scikit-image's "chelsea", each with its note of origin
+# and licence), benchmark that model and show the setting acceld chose,
+# and keep acceld running until Ctrl-C.
 #
 #   scripts/run-demo.sh BUILD_DIR
 #
 # ACCELD_DEMO_EXIT=1 stops acceld after the demo and exits with its exit
-# code (a smoke test of the whole path).
+# code, or 1 when a step of the demo failed (a smoke test of the whole
+# path). ACCELD_FIRSTRUN_DIR replaces
+# data/firstrun (the installed copy is /usr/share/acceld/firstrun).
 set -euo pipefail
 
+src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 acceld="$build/daemon/acceld"
 accelctl="$build/client/accelctl"
-make_model="$build/bench/make-demo-model"
 var=./var
 sock="$var/acceld.sock"
-model="$var/demo-mobilenet.tflite"
-input="$var/demo-input.bin"
+data=${ACCELD_FIRSTRUN_DIR:-$src/data/firstrun}
+model="$data/mobilenet_v1_0.25_128_quant.tflite"
+labels="$data/imagenet_labels.txt"
 
-for b in "$acceld" "$accelctl" "$make_model"; do
+for b in "$acceld" "$accelctl"; do
   if [ ! -x "$b" ]; then
     echo "run-demo: $b is missing; build first (make run does)" >&2
     exit 1
   fi
 done
+for f in "$model" "$labels" "$data/chelsea.png" "$data/ground-truth.txt"; do
+  if [ ! -s "$f" ]; then
+    echo "run-demo: $f is missing (data/firstrun/ of the source tree)" >&2
+    exit 1
+  fi
+done
 mkdir -p "$var"
-# The demo model and a deterministic input image (same bytes every build).
-if [ ! -s "$model" ] || [ ! -s "$input" ]; then
-  "$make_model" "$model" "$input"
-fi
 
 # --config /dev/null: the demo uses the built-in defaults, not an installed
-# /etc/acceld/acceld.conf.
-"$acceld" --foreground --config /dev/null --socket "$sock" --state-dir "$var" &
+# /etc/acceld/acceld.conf. The state directory is given as an absolute
+# path: acceld's benchmark workers cannot enter their sandbox with a
+# relative one (they fail "no state directory in $ACCELD_SANDBOX_STATE_DIR").
+"$acceld" --foreground --config /dev/null --socket "$sock" --state-dir "$PWD/${var#./}" &
 pid=$!
 
+# A step of the demo that failed; with ACCELD_DEMO_EXIT=1 the script then
+# exits 1 (after stopping acceld) whatever acceld's own status.
+failed=0
 stop() {
   trap - INT TERM
   if kill -0 "$pid" 2>/dev/null; then
@@ -44,7 +55,12 @@ stop() {
   fi
   rc=0
   wait "$pid" || rc=$?
+  [ "$rc" = 0 ] && [ "$failed" != 0 ] && rc=1
   exit "$rc"
+}
+step_failed() {
+  echo "run-demo: $* failed" >&2
+  failed=1
 }
 trap stop INT TERM
 
@@ -72,28 +88,30 @@ fi
 
 echo
 echo "== accelctl --socket $sock status"
-"$accelctl" --socket "$sock" status
+"$accelctl" --socket "$sock" status || step_failed status
 echo
 echo "== accelctl --socket $sock caps"
-"$accelctl" --socket "$sock" caps
+"$accelctl" --socket "$sock" caps || step_failed caps
 echo
 echo "== accelctl --socket $sock ops $model (first nodes)"
-"$accelctl" --socket "$sock" ops "$model" >"$var/demo-ops.txt"
+"$accelctl" --socket "$sock" ops "$model" >"$var/demo-ops.txt" || step_failed ops
 head -n 6 "$var/demo-ops.txt"
 echo
-# The model goes to acceld as an fd, the tensors through shared memory; the
-# daemon picks the delegate (XNNPACK when built in).
-echo "== accelctl --socket $sock run $model --input $input --runs 10"
-"$accelctl" --socket "$sock" run "$model" --input "$input" --runs 10
+# accelctl decodes the photo (libpng), centre-crops it, resizes it to the
+# model's 128x128 and quantizes it to its uint8 input with the project's
+# image code (runtime/eval/); the model goes to acceld as an fd, the tensor
+# through shared memory, and acceld runs it with the setting it picks.
+# "rank" is where the model puts ground-truth.txt's label in its top 5.
+echo "== accelctl --socket $sock eval topk $model --images $data --labels $labels (a real photo, a real model)"
+"$accelctl" --socket "$sock" eval topk "$model" --images "$data" \
+  --ground-truth "$data/ground-truth.txt" --labels "$labels" || step_failed "eval topk"
 echo
 
-# Hook for issue 6 (benchmarks): when scripts/demo-bench.sh exists it is run
-# here with the socket and the model, and prints the benchmark results.
-if [ -x scripts/demo-bench.sh ]; then
-  echo "== scripts/demo-bench.sh"
-  scripts/demo-bench.sh "$build" "$sock" "$model" || echo "run-demo: demo-bench.sh failed" >&2
-  echo
-fi
+# The benchmarks (issue 6): the model's candidate settings measured in
+# acceld's worker processes, the table, then the chosen setting and why.
+echo "== scripts/demo-bench.sh"
+"$src/scripts/demo-bench.sh" "$build" "$sock" "$model" || step_failed scripts/demo-bench.sh
+echo
 
 if [ "${ACCELD_DEMO_EXIT:-0}" = 1 ]; then
   stop

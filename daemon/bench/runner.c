@@ -1075,6 +1075,7 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
                         run_message(rn, run, "%s", strerror(-r));
                         return;
                 }
+                free(run->req.candidates);  /* the request's empty list */
                 run->req.candidates = gen;
                 run->req.n_candidates = n_gen;
         }
