@@ -254,9 +254,8 @@ int32_t rt__xnn_native_output(const rt__xnn_native_t *s) {
         return s->out;
 }
 
-/* Gather: one task per output row (all dims but the innermost). */
-static void gather_rows(void *p, size_t row) {
-        const rt__xnn_native_t *s = p;
+/* Gather: output row `row` (all dims but the innermost). */
+static void gather_row(const rt__xnn_native_t *s, size_t row) {
         size_t r = row;
         int32_t o2 = (int32_t) (r % (size_t) s->odims[2]);
         r /= (size_t) s->odims[2];
@@ -276,6 +275,13 @@ static void gather_rows(void *p, size_t row) {
                 memcpy(dst + (size_t) i * s->es, src + (size_t) s->maps[3][i] * s->es, s->es);
 }
 
+/* A tile of rows per task: one row (often a pixel's channels) is too
+ * little work for a task of its own. */
+static void gather_rows(void *p, size_t first, size_t n) {
+        for (size_t row = first; row < first + n; row++)
+                gather_row(p, row);
+}
+
 enum { MEAN_TILE = 8 };
 
 /* MEAN: channels [c0, c0 + MEAN_TILE) of one batch; each output sums its
@@ -287,9 +293,14 @@ static void mean_tile(void *p, size_t task) {
         size_t nc = s->c - c0 < MEAN_TILE ? s->c - c0 : MEAN_TILE;
         const float *x = (const float *) s->src + b * s->hw * s->c + c0;
         float acc[MEAN_TILE] = { 0 };
-        for (size_t i = 0; i < s->hw; i++, x += s->c)
-                for (size_t j = 0; j < nc; j++)
-                        acc[j] += x[j];
+        if (nc == MEAN_TILE)
+                for (size_t i = 0; i < s->hw; i++, x += s->c)
+                        for (size_t j = 0; j < MEAN_TILE; j++)  /* lanes are independent sums */
+                                acc[j] += x[j];
+        else
+                for (size_t i = 0; i < s->hw; i++, x += s->c)
+                        for (size_t j = 0; j < nc; j++)
+                                acc[j] += x[j];
         float *y = (float *) s->dst + b * s->c + c0;
         for (size_t j = 0; j < nc; j++)
                 y[j] = acc[j] / (float) s->hw;
@@ -310,11 +321,14 @@ void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *src
         s->src = src;
         s->dst = dst;
         switch (s->kind) {
-        case NATIVE_GATHER:
-                pthreadpool_parallelize_1d(pool, gather_rows, s,
-                                           (size_t) s->odims[0] * (size_t) s->odims[1] * (size_t) s->odims[2],
-                                           flags);
+        case NATIVE_GATHER: {
+                size_t row_bytes = (size_t) s->odims[3] * s->es;
+                size_t tile = row_bytes >= 16384 ? 1 : 16384 / (row_bytes ? row_bytes : 1);
+                pthreadpool_parallelize_1d_tile_1d(
+                        pool, gather_rows, s, (size_t) s->odims[0] * (size_t) s->odims[1] * (size_t) s->odims[2],
+                        tile, flags);
                 break;
+        }
         case NATIVE_MEAN:
                 pthreadpool_parallelize_1d(pool, mean_tile, s, s->b * ((s->c + MEAN_TILE - 1) / MEAN_TILE), flags);
                 break;
