@@ -8,11 +8,14 @@
 #
 #   bench/compare-selected.sh --socket PATH [--build DIR] [--lib PATH]
 #       [--shared DIR] [--models NAME,NAME,...] [--rounds N] [--runs N]
-#       [--no-bench] [--log FILE]
+#       [--no-bench] [--bench-timeout-ms MS] [--log FILE]
 #
 # Needs a running acceld on PATH. For each model acceld has no choice for
-# yet, `accelctl bench` runs its mini-benchmark first (--no-bench: skip the
-# model instead); `accelctl best` gives the choice and its reason.
+# yet, `accelctl bench` runs its mini-benchmark first, with the golden
+# inputs and outputs and --bench-timeout-ms per candidate (default 120000:
+# the reference candidate of a large model is slow on a loaded machine);
+# --no-bench skips such a model instead. `accelctl best` gives the choice
+# and its reason.
 #
 # Then, --rounds times, for each model, in an order that rotates from round
 # to round (so no configuration always runs first or last):
@@ -48,6 +51,7 @@ models=
 rounds=5
 runs=30
 bench=1
+bench_timeout=120000
 log=
 socket=
 
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
         --rounds) rounds=$2; shift ;;
         --runs) runs=$2; shift ;;
         --no-bench) bench=0 ;;
+        --bench-timeout-ms) bench_timeout=$2; shift ;;
         --socket) socket=$2; shift ;;
         --log) log=$2; shift ;;
         -h|--help) sed -n '3,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d'; exit 0 ;;
@@ -110,6 +115,12 @@ inputs_of() {
         jq -r --arg n "$1" '.models[] | select(.name == $n) | .inputs[].file' "$manifest" |
                 while read -r f; do printf ' --input %s' "$shared/models/$f"; done
 }
+# ... and its golden outputs as "--output F" pairs for accelctl bench (so
+# that correctness does not wait for the slow reference candidate).
+outputs_of() {
+        jq -r --arg n "$1" '.models[] | select(.name == $n) | .outputs[].file' "$manifest" |
+                while read -r f; do printf ' --output %s' "$shared/models/$f"; done
+}
 
 # ---- acceld's choice for every model ----
 say "# $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
@@ -123,9 +134,10 @@ for m in $(echo "$models" | tr ',' ' '); do
                         say "$m: acceld has no choice yet; skipped (--no-bench)"
                         continue
                 fi
-                say "\$ accelctl bench $path$(inputs_of "$m")"
+                say "\$ accelctl bench $path$(inputs_of "$m")$(outputs_of "$m") --timeout-ms $bench_timeout"
                 # shellcheck disable=SC2046
-                if ! $accelctl bench "$path" $(inputs_of "$m") >"$tmp/$m.bench" 2>"$tmp/err"; then
+                if ! $accelctl bench "$path" $(inputs_of "$m") $(outputs_of "$m") --timeout-ms "$bench_timeout" \
+                        >"$tmp/$m.bench" 2>"$tmp/err"; then
                         say "  -> mini-benchmark failed: $(tail -n 2 "$tmp/err" | tr '\n' ' ')"
                         continue
                 fi
