@@ -222,15 +222,15 @@ col_stat() {
 # ms MEDIAN MIN MAX: "m.mm (min-max)" in milliseconds.
 ms() {
         [ -n "${1:-}" ] || { echo "n/a"; return; }
-        awk -v m="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.2f (%.2f-%.2f)", m / 1000, a / 1000, b / 1000 }'
+        awk -v m="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.3f (%.3f-%.3f)", m / 1000, a / 1000, b / 1000 }'
 }
 cpu() {
         [ -n "${1:-}" ] || { echo "n/a"; return; }
-        awk -v m="$1" 'BEGIN { printf "%.2f", m / 1000 }'
+        awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }'
 }
 ratio() {
         if [ -z "${1:-}" ] || [ -z "${2:-}" ]; then echo "n/a"; return; fi
-        awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+        awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'
 }
 
 echo "| model | acceld's setting | native XNNPACK 1T ms | native XNNPACK 2T ms | acceld round trip ms | acceld compute ms | acceld / native 1T | acceld / best native | CPU ms per invoke: native 1T / 2T / acceld | native golden |"
