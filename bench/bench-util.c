@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench-util.h"
 
@@ -50,4 +52,30 @@ long bench_peak_kb(void) {
         if (getrusage(RUSAGE_SELF, &ru) < 0)
                 return -1;
         return ru.ru_maxrss;
+}
+
+uint64_t bench_cpu_us(void) {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+                return 0;
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+uint64_t bench_proc_cpu_us(long pid) {
+        char path[64], buf[1024];
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return 0;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* The command name may hold spaces and parentheses: fields 14 and
+         * 15 (utime, stime, in clock ticks) count from the last ')'. */
+        const char *p = strrchr(buf, ')');
+        unsigned long long ut = 0, st = 0;
+        if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+                return 0;
+        long hz = sysconf(_SC_CLK_TCK);
+        return hz > 0 ? (uint64_t) (ut + st) * 1000000u / (uint64_t) hz : 0;
 }

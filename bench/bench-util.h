@@ -34,3 +34,9 @@ void bench_stats_compute(uint64_t *v, size_t n, bench_stats_t *ret);
 
 /* Peak resident set of this process in KiB (getrusage), or -1. */
 long bench_peak_kb(void);
+
+/* CPU time (user + system, every thread) of this process in microseconds,
+ * or of process `pid` (from /proc/PID/stat) with bench_proc_cpu_us(); 0
+ * when it cannot be read. */
+uint64_t bench_cpu_us(void);
+uint64_t bench_proc_cpu_us(long pid);

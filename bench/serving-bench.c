@@ -12,6 +12,14 @@
  *   serving-bench rss2 MODEL --socket S --settings JSON --settings2 JSON   (a second setting's memory)
  *       N client threads, one interpreter (connection) each, on one shared
  *       instance; inferences per second.
+ *   serving-bench selected   MODEL --socket S [--settings JSON] [--runs N] [--input FILE]...
+ *       acceld alone (no in-process interpreter competing for the CPUs),
+ *       shared-memory tensors, with acceld's own choice of settings unless
+ *       --settings: 5 warm-up invokes, then N timed; the round trip's
+ *       min/median/p90, the median compute time, the settings key acceld
+ *       applied, and acceld's CPU time (user+sys, all its threads, from
+ *       /proc/PID/stat of the socket's peer) per invoke. Inputs from the
+ *       files (raw bytes, one per input in order), else zeros.
  *   serving-bench rss        MODEL --socket S [--settings JSON] [--clients N]
  *       acceld's RSS growth with 1 and with N clients on the model, vs the
  *       RSS of N in-process interpreters (each with its own model copy, as
@@ -24,11 +32,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "clock.h"
+#include "file-read.h"
 #include "accel/accel.h"
 #include "rt.h"
 
@@ -37,6 +48,8 @@ typedef struct args {
         int runs, clients, seconds;
         int batch, batch_delay_us;      /* PrepareModel batching; 0: acceld's */
         const char *settings2;          /* rss2: the second setting */
+        const char *inputs[16];         /* selected: input files, in order */
+        int n_inputs;
 } args_t;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -166,6 +179,60 @@ static int latency(const args_t *a) {
         free(tl);
         free(ts);
         free(ti);
+        free(cs);
+        return 0;
+}
+
+/* ---- acceld alone, its own settings ---- */
+
+static int selected(const args_t *a) {
+        accel_interp_t *it = remote_open(a, false);
+        uint64_t *rt = calloc((size_t) a->runs, 8), *cs = calloc((size_t) a->runs, 8);
+        struct ucred peer;
+        socklen_t len = sizeof(peer);
+        long pid = -1;
+
+        if (!rt || !cs)
+                die("selected", "out of memory");
+        if (getsockopt(accel_interp_fd(it), SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0)
+                pid = (long) peer.pid;
+        for (int i = 0; i < a->n_inputs; i++) {
+                accel_tensor_t *t = accel_interp_input_tensor(it, i);
+                void *data = NULL;
+                size_t size = 0;
+
+                if (!t)
+                        die(a->inputs[i], "the model has fewer inputs");
+                if (acc_file_read(a->inputs[i], &data, &size) < 0)
+                        die(a->inputs[i], "cannot read");
+                if (size != accel_tensor_byte_size(t))
+                        die(a->inputs[i], "size differs from the input tensor's");
+                memcpy(accel_tensor_data(t), data, size);
+                free(data);
+        }
+        for (int w = 0; w < 5; w++)
+                remote_invoke(it);
+        uint64_t cpu0 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
+        for (int k = 0; k < a->runs; k++) {
+                uint64_t t0 = acc_now_us();
+
+                remote_invoke(it);
+                rt[k] = acc_now_us() - t0;
+                accel_interp_last_timing(it, NULL, &cs[k], NULL);
+        }
+        uint64_t cpu1 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
+        bench_stats_t st;
+        bench_stats_compute(rt, (size_t) a->runs, &st);
+        printf("{\"mode\": \"selected\", \"model\": \"%s\", \"settings\": %s, \"settings_key\": \"%s\", "
+               "\"runs\": %d,\n \"round_trip_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu},"
+               " \"compute_median_us\": %llu, \"daemon_cpu_us_per_run\": %.1f, \"zero_copy\": %s}\n",
+               a->model, a->settings ? a->settings : "null", accel_interp_settings_key(it), a->runs,
+               (unsigned long long) st.min, (unsigned long long) st.median, (unsigned long long) st.p90,
+               (unsigned long long) st.max, (unsigned long long) median(cs, (size_t) a->runs),
+               cpu1 > cpu0 ? (double) (cpu1 - cpu0) / a->runs : 0.0,
+               accel_interp_last_zero_copy(it) ? "true" : "false");
+        accel_interp_delete(it);
+        free(rt);
         free(cs);
         return 0;
 }
@@ -395,8 +462,8 @@ int main(int argc, char **argv) {
         args_t a = { .runs = 50, .clients = 8, .seconds = 3 };
 
         if (argc < 3) {
-                fprintf(stderr, "usage: %s latency|throughput|rss|rss2 MODEL --socket PATH [--settings JSON] [--runs N] "
-                                "[--clients N] [--seconds T] [--batch N] [--batch-delay-us D]\n", argv[0]);
+                fprintf(stderr, "usage: %s latency|selected|throughput|rss|rss2 MODEL --socket PATH [--settings JSON] [--runs N] "
+                                "[--clients N] [--seconds T] [--batch N] [--batch-delay-us D] [--input FILE]...\n", argv[0]);
                 return 2;
         }
         a.mode = argv[1];
@@ -414,6 +481,8 @@ int main(int argc, char **argv) {
                         a.seconds = atoi(argv[i + 1]);
                 else if (strcmp(argv[i], "--settings2") == 0)
                         a.settings2 = argv[i + 1];
+                else if (strcmp(argv[i], "--input") == 0 && a.n_inputs < 16)
+                        a.inputs[a.n_inputs++] = argv[i + 1];
                 else if (strcmp(argv[i], "--batch") == 0)
                         a.batch = atoi(argv[i + 1]);
                 else if (strcmp(argv[i], "--batch-delay-us") == 0)
@@ -429,6 +498,8 @@ int main(int argc, char **argv) {
                 return latency(&a);
         if (strcmp(a.mode, "throughput") == 0)
                 return throughput(&a);
+        if (strcmp(a.mode, "selected") == 0)
+                return selected(&a);
         if (strcmp(a.mode, "rss") == 0)
                 return memory(&a);
         if (strcmp(a.mode, "rss2") == 0 && a.settings2)

@@ -38,6 +38,7 @@
  * accel-benchmark. With --json one object:
  * {"init_us", "first_inference_us", "warmup_avg_us",
  *  "inference_us": {"min", "median", "p90", "max", "avg", "count"},
+ *  "cpu_us_per_run" (user+sys of all threads over the timed runs, per run),
  *  "peak_memory_kb", "partitions": [], "native": {"version", "xnnpack",
  *  "golden"}}.
  *
@@ -610,6 +611,7 @@ static int run(const args_t *a) {
         if (!r.times)
                 return 1;
         uint64_t start = acc_now_us();
+        const uint64_t cpu0 = bench_cpu_us();
         while (n < (size_t) a->num_runs || (double) (acc_now_us() - start) < a->min_secs * 1e6) {
                 if (n == cap_n) {
                         uint64_t *p = realloc(r.times, 2 * cap_n * sizeof(uint64_t));
@@ -625,6 +627,9 @@ static int run(const args_t *a) {
                 if (n >= 100000)
                         break;
         }
+        /* The process's CPU time (every thread: the caller and the
+         * delegate's pool) per timed inference. */
+        const double cpu_per_run = n ? (double) (bench_cpu_us() - cpu0) / (double) n : 0.0;
         bench_stats_t st;
         bench_stats_compute(r.times, n, &st);
         const uint64_t mn = st.min, mx = st.max, med = st.median, p90 = st.p90;
@@ -634,11 +639,11 @@ static int run(const args_t *a) {
         if (a->json) {
                 printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.1f, "
                        "\"inference_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
-                       "\"avg\": %.1f, \"count\": %zu}, \"peak_memory_kb\": %ld, \"partitions\": [], "
-                       "\"native\": {\"version\": \"%s\", \"xnnpack\": \"%s\", \"golden\": ",
+                       "\"avg\": %.1f, \"count\": %zu}, \"cpu_us_per_run\": %.1f, \"peak_memory_kb\": %ld, "
+                       "\"partitions\": [], \"native\": {\"version\": \"%s\", \"xnnpack\": \"%s\", \"golden\": ",
                        (unsigned long long) init_us, (unsigned long long) first_us, warm_avg,
                        (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
-                       (unsigned long long) mx, avg, n, peak, version, xnnpack_mode);
+                       (unsigned long long) mx, avg, n, cpu_per_run, peak, version, xnnpack_mode);
                 if (verdict.checked)
                         printf("{\"pass\": %s, \"bit_exact\": %s, \"score\": %.4g, \"tolerance\": \"%s\"}}}\n",
                                verdict.pass ? "true" : "false", verdict.bit_exact ? "true" : "false",

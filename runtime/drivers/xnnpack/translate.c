@@ -57,7 +57,7 @@ static const struct {
 
 /* ACCELD_XNNPACK_DISABLE_OPS=3,41 keeps those builtin codes on the
  * reference kernels (a debugging aid). */
-static bool disabled_by_env(int32_t op) {
+bool rt__xnn_op_disabled(int32_t op) {
         const char *off = getenv("ACCELD_XNNPACK_DISABLE_OPS");
         for (const char *p = off; p && *p;) {
                 char *end;
@@ -75,7 +75,7 @@ int rt__xnn_define_node(rt__xnn_ctx_t *x, const rt_node_t *n) {
         const rt_driver_graph_t *g = x->g;
         if (n->op == RT_OP_CUSTOM)
                 return rt__xnn_refuse(x, "custom op %s not supported", n->custom_name ? n->custom_name : "?");
-        if (disabled_by_env(n->op))
+        if (rt__xnn_op_disabled(n->op))
                 return rt__xnn_refuse(x, "%s disabled by ACCELD_XNNPACK_DISABLE_OPS", rt_op_name(n->op));
         for (int32_t k = 0; k < n->n_outputs; k++) {
                 const rt_tensor_t *t = rt__xnn_tensor(x, n->outputs[k]);

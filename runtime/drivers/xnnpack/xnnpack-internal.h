@@ -64,6 +64,9 @@ typedef struct rt__xnn_ctx {
  * -ENOMEM. The shared checks run here, then the op's entry of the
  * translation table (translate.c). */
 int rt__xnn_define_node(rt__xnn_ctx_t *x, const rt_node_t *n);
+/* Whether ACCELD_XNNPACK_DISABLE_OPS keeps builtin code `op` off the
+ * driver (translate.c). */
+bool rt__xnn_op_disabled(int32_t op);
 
 /* Shared by the op translations (value.c). */
 
@@ -127,3 +130,24 @@ int rt__xnn_define_depth_to_space(rt__xnn_ctx_t *x, const rt_node_t *n);
 int rt__xnn_define_concatenation(rt__xnn_ctx_t *x, const rt_node_t *n);
 int rt__xnn_define_dequantize(rt__xnn_ctx_t *x, const rt_node_t *n);      /* quantize.c */
 int rt__xnn_define_quantize(rt__xnn_ctx_t *x, const rt_node_t *n);
+
+/* ---- steps the driver runs itself, inside a group (native.c) ---- */
+
+typedef struct rt__xnn_native rt__xnn_native_t;
+
+/* Whether the driver runs node n itself instead of translating it:
+ * MIRROR_PAD, RESIZE_NEAREST_NEIGHBOR (float32, int8), RSQRT (float32),
+ * and float MEAN over H and W that XNNPACK cannot compute exactly. */
+bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n);
+/* The step for node n (static shapes, constant parameters): 0, -ENOTSUP
+ * with the reason in err, or -ENOMEM. */
+int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xnn_native_t **ret, char *err,
+                           size_t err_size);
+void rt__xnn_native_free(rt__xnn_native_t *s);
+/* The graph tensors the step reads and writes. */
+int32_t rt__xnn_native_input(const rt__xnn_native_t *s);
+int32_t rt__xnn_native_output(const rt__xnn_native_t *s);
+/* Runs the step from src into dst on `pool` (NULL: the calling thread),
+ * bit-identical to the reference kernel; `yield` lets the workers sleep
+ * afterwards (the group's last step). */
+void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *src, void *dst, bool yield);

@@ -27,6 +27,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "cleanup.h"
 #include "driver.h"
 #include "rt.h"
 
@@ -70,6 +71,7 @@ typedef struct prepared {
         struct xnn_external_value *values;
         bool set_up;
         void **last_ptrs;
+        void **fixed;          /* per external id: the group's own buffer, or NULL (the graph's) */
 } prepared_t;
 
 static void prepared_free(void *p) {
@@ -85,6 +87,7 @@ static void prepared_free(void *p) {
         free(pr->ext);
         free(pr->values);
         free(pr->last_ptrs);
+        free(pr->fixed);
         free(pr);
 }
 
@@ -143,7 +146,7 @@ static enum xnn_status probe_setup(prepared_t *pr, const rt_driver_graph_t *g) {
  * names it in the message), which is -1 for the group's own failures.
  */
 static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const rt_settings_t *s,
-                         bool probe, prepared_t **ret, char *err, size_t err_size, int32_t *ret_node) {
+                         bool probe, bool yield, prepared_t **ret, char *err, size_t err_size, int32_t *ret_node) {
         prepared_t *pr = calloc(1, sizeof(*pr));
         uint32_t *ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
         uint32_t *fold_ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
@@ -248,8 +251,9 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
                 }
         }
         /* Workers spinning after the last operator would steal the CPU from
-         * the reference kernels running between groups. */
-        uint32_t flags = pr->pool ? XNN_FLAG_YIELD_WORKERS : 0;
+         * the reference kernels running between groups; inside a group,
+         * before a step of its own, they should keep spinning. */
+        uint32_t flags = pr->pool && yield ? XNN_FLAG_YIELD_WORKERS : 0;
         if (!probe && s && (s->xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16))
                 flags |= XNN_FLAG_FORCE_FP16_INFERENCE;
         if (!probe && s && (s->xnnpack_flags & RT_XNNPACK_FLAG_SPARSE))
@@ -373,14 +377,19 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 rt_driver_group_t grp;
                 int r = ins && outs ? probe_group(g, &i, ins, outs, &grp) : -ENOMEM;
                 prepared_t *pr = NULL;
+                rt__xnn_native_t *nat = NULL;
                 if (r == 0)
                         r = rt__xnn_probe_shapes(g, n, view, reasons[i], RT_DRIVER_REASON_MAX);
+                bool native = r == 0 && !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(&pg, n);
                 if (r == 0)
-                        r = group_compile(&pg, &grp, s, true, &pr, reasons[i], RT_DRIVER_REASON_MAX, NULL);
+                        r = native ? rt__xnn_native_prepare(&pg, n, &nat, reasons[i], RT_DRIVER_REASON_MAX)
+                                   : group_compile(&pg, &grp, s, true, true, &pr, reasons[i], RT_DRIVER_REASON_MAX,
+                                                   NULL);
                 rt__xnn_probe_restore(g, n, view);
                 free(ins);
                 free(outs);
                 prepared_free(pr);
+                rt__xnn_native_free(nat);
                 if (r == -ENOMEM)
                         snprintf(reasons[i], RT_DRIVER_REASON_MAX, "XNNPACK: out of memory");
                 else if (r == -EINVAL && !reasons[i][0])
@@ -390,6 +399,250 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                         reasons[i][0] = 0;
         }
         free(view);
+        return 0;
+}
+
+/*
+ * A group holding nodes the driver runs itself (native.c) is split into
+ * steps, in the group's order: runs of translated nodes, each one XNNPACK
+ * runtime, and the native nodes between them. All steps share the
+ * interpreter's pool; the tensors passed between steps live in buffers of
+ * the group, reused once their last reader has run; only the last step
+ * lets the workers sleep.
+ */
+typedef struct step {
+        prepared_t *xnn;            /* an XNNPACK runtime, or */
+        rt__xnn_native_t *native;   /* a step of the driver's own */
+} step_t;
+
+typedef struct group {
+        prepared_t *one;            /* the whole group as one runtime (no native node) */
+        step_t *steps;
+        int32_t n_steps;
+        pthreadpool_t pool;
+        int32_t *inner;             /* tensors between steps ... */
+        void **inner_data;          /* ... and their buffers (aliases of `bufs`) */
+        int32_t n_inner;
+        void **bufs;                /* owned */
+        size_t *buf_bytes;
+        int32_t n_bufs;
+} group_t;
+
+static void group_free(void *p) {
+        group_t *gr = p;
+        if (!gr)
+                return;
+        prepared_free(gr->one);
+        for (int32_t i = 0; i < gr->n_steps; i++) {
+                prepared_free(gr->steps[i].xnn);
+                rt__xnn_native_free(gr->steps[i].native);
+        }
+        free(gr->steps);
+        rt__xnn_pool_release(gr->pool);
+        for (int32_t i = 0; i < gr->n_bufs; i++)
+                free(gr->bufs[i]);
+        free(gr->bufs);
+        free(gr->buf_bytes);
+        free(gr->inner);
+        free(gr->inner_data);
+        free(gr);
+}
+
+static void *inner_data(const group_t *gr, int32_t t) {
+        for (int32_t k = 0; k < gr->n_inner; k++)
+                if (gr->inner[k] == t)
+                        return gr->inner_data[k];
+        return NULL;
+}
+
+static bool list_has(const int32_t *v, int32_t n, int32_t x) {
+        for (int32_t i = 0; i < n; i++)
+                if (v[i] == x)
+                        return true;
+        return false;
+}
+
+/* The step of each group node: steps are maximal runs of translated nodes
+ * and single native nodes. Returns the number of steps. */
+static int32_t steps_assign(const rt_driver_group_t *grp, const bool *native, int32_t *step_of) {
+        int32_t n = 0;
+        for (int32_t k = 0; k < grp->n_nodes; k++) {
+                if (native[k] || k == 0 || native[k - 1])
+                        n++;
+                step_of[k] = n - 1;
+        }
+        return n;
+}
+
+/* Whether tensor t, written in step `st`, is read by a later step or
+ * leaves the group. */
+static bool needed_after(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const int32_t *step_of,
+                         int32_t st, int32_t t) {
+        if (list_has(grp->outputs, grp->n_outputs, t))
+                return true;
+        for (int32_t k = 0; k < grp->n_nodes; k++) {
+                if (step_of[k] <= st)
+                        continue;
+                const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                if (list_has(n->inputs, n->n_inputs, t))
+                        return true;
+        }
+        return false;
+}
+
+/* The last step reading inner tensor t. */
+static int32_t last_reader(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const int32_t *step_of,
+                           int32_t t) {
+        int32_t last = -1;
+        for (int32_t k = 0; k < grp->n_nodes; k++) {
+                const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                if (list_has(n->inputs, n->n_inputs, t) && step_of[k] > last)
+                        last = step_of[k];
+        }
+        return last;
+}
+
+/* A buffer of at least `bytes` for an inner tensor: a free one of the
+ * group's (busy[] marks the taken ones), else a new one. */
+static void *buf_take(group_t *gr, bool **busy, size_t bytes) {
+        int32_t best = -1;
+        for (int32_t i = 0; i < gr->n_bufs; i++)
+                if (!(*busy)[i] && gr->buf_bytes[i] >= bytes && (best < 0 || gr->buf_bytes[i] < gr->buf_bytes[best]))
+                        best = i;
+        if (best < 0) {
+                void **b = realloc(gr->bufs, ((size_t) gr->n_bufs + 1) * sizeof(*b));
+                if (b)
+                        gr->bufs = b;
+                size_t *bb = realloc(gr->buf_bytes, ((size_t) gr->n_bufs + 1) * sizeof(*bb));
+                if (bb)
+                        gr->buf_bytes = bb;
+                bool *bu = realloc(*busy, ((size_t) gr->n_bufs + 1) * sizeof(*bu));
+                if (bu)
+                        *busy = bu;
+                size_t cap = (bytes + XNN_EXTRA_BYTES + 63) & ~(size_t) 63;
+                void *p = b && bb && bu ? aligned_alloc(64, cap) : NULL;
+                if (!p)
+                        return NULL;
+                memset(p, 0, cap);
+                best = gr->n_bufs++;
+                gr->bufs[best] = p;
+                gr->buf_bytes[best] = bytes;
+        }
+        (*busy)[best] = true;
+        return gr->bufs[best];
+}
+
+static void buf_put(group_t *gr, bool *busy, void *p) {
+        for (int32_t i = 0; i < gr->n_bufs; i++)
+                if (gr->bufs[i] == p)
+                        busy[i] = false;
+}
+
+static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const rt_settings_t *s,
+                       const bool *native, group_t *gr, char *err, size_t err_size, int32_t *ret_node) {
+        int32_t nn = grp->n_nodes;
+        _cleanup_free_ int32_t *step_of = calloc((size_t) nn + 1, sizeof(int32_t));
+        _cleanup_free_ int32_t *nodes = calloc((size_t) nn + 1, sizeof(int32_t));
+        _cleanup_free_ int32_t *ins = NULL, *outs = NULL;
+        _cleanup_free_ bool *busy = NULL;
+        int32_t max_io = 0;
+        for (int32_t k = 0; k < nn; k++) {
+                const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                max_io += n->n_inputs + n->n_outputs;
+        }
+        ins = calloc((size_t) max_io + 1, sizeof(int32_t));
+        outs = calloc((size_t) max_io + 1, sizeof(int32_t));
+        if (!step_of || !nodes || !ins || !outs)
+                return -ENOMEM;
+        int32_t n_steps = steps_assign(grp, native, step_of);
+        gr->steps = calloc((size_t) n_steps + 1, sizeof(step_t));
+        gr->inner = calloc((size_t) max_io + 1, sizeof(int32_t));
+        gr->inner_data = calloc((size_t) max_io + 1, sizeof(void *));
+        if (!gr->steps || !gr->inner || !gr->inner_data)
+                return -ENOMEM;
+        int32_t threads = rt_settings_num_threads(s, 1);
+        if (threads > 1 && !(gr->pool = rt__xnn_pool_acquire(g->tensors, (size_t) threads))) {
+                snprintf(err, err_size, "cannot create a pool of %d threads", threads);
+                return -ENOMEM;
+        }
+        /* The last step that does anything lets the workers sleep. */
+        int32_t last = -1;
+        for (int32_t st = 0; st < n_steps; st++)
+                for (int32_t k = 0; k < nn; k++) {
+                        const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                        if (step_of[k] == st && n->n_outputs > 0 && needed_after(g, grp, step_of, st, n->outputs[0]))
+                                last = st;
+                }
+        for (int32_t st = 0; st < n_steps; st++) {
+                int32_t n_nodes = 0, n_ins = 0, n_outs = 0;
+                for (int32_t k = 0; k < nn; k++) {
+                        if (step_of[k] != st)
+                                continue;
+                        const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                        nodes[n_nodes++] = grp->nodes[k];
+                        for (int32_t j = 0; j < n->n_inputs; j++) {
+                                int32_t t = n->inputs[j];
+                                bool inside = false;
+                                for (int32_t q = 0; q < k && !inside; q++)
+                                        inside = step_of[q] == st &&
+                                                 list_has(g->nodes[grp->nodes[q]].outputs,
+                                                          g->nodes[grp->nodes[q]].n_outputs, t);
+                                if (t >= 0 && t < g->n_tensors && g->tensors[t].alloc != RT_ALLOC_CONST && !inside &&
+                                    !list_has(ins, n_ins, t))
+                                        ins[n_ins++] = t;
+                        }
+                        for (int32_t j = 0; j < n->n_outputs; j++) {
+                                int32_t t = n->outputs[j];
+                                if (t >= 0 && t < g->n_tensors && !list_has(outs, n_outs, t) &&
+                                    needed_after(g, grp, step_of, st, t))
+                                        outs[n_outs++] = t;
+                        }
+                }
+                if (n_outs == 0)
+                        continue;  /* dead: nothing of it is read */
+                /* Buffers for the outputs that stay inside the group. */
+                for (int32_t j = 0; j < n_outs; j++) {
+                        int32_t t = outs[j];
+                        if (list_has(grp->outputs, grp->n_outputs, t))
+                                continue;
+                        const rt_tensor_t *tt = &g->tensors[t];
+                        void *p = buf_take(gr, &busy, rt_tensor_count(tt) * rt_type_size(tt->type));
+                        if (!p)
+                                return -ENOMEM;
+                        gr->inner[gr->n_inner] = t;
+                        gr->inner_data[gr->n_inner++] = p;
+                }
+                step_t *sp = &gr->steps[gr->n_steps++];
+                int r;
+                bool is_native = false;
+                for (int32_t k = 0; k < nn; k++)
+                        if (step_of[k] == st)
+                                is_native = native[k];
+                if (is_native) {
+                        r = rt__xnn_native_prepare(g, &g->nodes[nodes[0]], &sp->native, err, err_size);
+                        if (r < 0 && ret_node)
+                                *ret_node = nodes[0];
+                } else {
+                        rt_driver_group_t sub = { .nodes = nodes, .n_nodes = n_nodes, .inputs = ins,
+                                                  .n_inputs = n_ins, .outputs = outs, .n_outputs = n_outs };
+                        r = group_compile(g, &sub, s, false, st == last, &sp->xnn, err, err_size, ret_node);
+                        if (r == 0) {
+                                prepared_t *pr = sp->xnn;
+                                pr->fixed = calloc((size_t) pr->n_ext + 1, sizeof(void *));
+                                if (!pr->fixed)
+                                        return -ENOMEM;
+                                for (int32_t k = 0; k < pr->n_ext; k++)
+                                        pr->fixed[k] = inner_data(gr, pr->ext[k]);
+                        }
+                }
+                if (r < 0)
+                        return r;
+                /* Inner tensors read for the last time here are free for
+                 * the steps after this one. */
+                for (int32_t k = 0; k < gr->n_inner; k++)
+                        if (last_reader(g, grp, step_of, gr->inner[k]) == st)
+                                buf_put(gr, busy, gr->inner_data[k]);
+        }
         return 0;
 }
 
@@ -406,22 +659,36 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
                 snprintf(err, err_size, "deadline passed before compilation");
                 return -ETIME;
         }
-        prepared_t *pr = NULL;
-        int r = group_compile(g, grp, s, false, &pr, err, err_size, &e->node);
-        if (r < 0)
+        group_t *gr = calloc(1, sizeof(*gr));
+        _cleanup_free_ bool *native = calloc((size_t) grp->n_nodes + 1, sizeof(bool));
+        if (!gr || !native) {
+                free(gr);
+                return -ENOMEM;
+        }
+        bool any = false;
+        for (int32_t k = 0; k < grp->n_nodes; k++) {
+                const rt_node_t *n = &g->nodes[grp->nodes[k]];
+                native[k] = !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(g, n);
+                any |= native[k];
+        }
+        int r = any ? group_split(g, grp, s, native, gr, err, err_size, &e->node)
+                    : group_compile(g, grp, s, false, true, &gr->one, err, err_size, &e->node);
+        if (r < 0) {
+                group_free(gr);
                 return r;
-        *ret_prepared = pr;
+        }
+        *ret_prepared = gr;
         return 0;
 }
 
 /* Boundary pointers are the executor's arena or caller buffers
- * (rt_interp_set_tensor_buffer()); when one changes, the runtime is set up
- * again with the new external values (cheap: no recompilation). */
-static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t err_size) {
-        prepared_t *pr = p;
+ * (rt_interp_set_tensor_buffer()), or the group's own buffers between its
+ * steps; when one changes, the runtime is set up again with the new
+ * external values (cheap: no recompilation). */
+static int runtime_execute(prepared_t *pr, const rt_driver_graph_t *g, char *err, size_t err_size) {
         bool changed = !pr->set_up;
         for (int32_t k = 0; k < pr->n_ext; k++) {
-                void *data = g->tensors[pr->ext[k]].data;
+                void *data = pr->fixed && pr->fixed[k] ? pr->fixed[k] : g->tensors[pr->ext[k]].data;
                 if (!data) {
                         snprintf(err, err_size, "tensor %d has no storage", pr->ext[k]);
                         return -EINVAL;
@@ -440,22 +707,54 @@ static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t er
                 }
                 pr->set_up = true;
         }
+        st = xnn_invoke_runtime(pr->runtime);
+        if (st != xnn_status_success) {
+                snprintf(err, err_size, "xnn_invoke_runtime failed (status %d)", (int) st);
+                return rt__xnn_status_to_errno(st);
+        }
+        return 0;
+}
+
+static int steps_execute(group_t *gr, const rt_driver_graph_t *g, char *err, size_t err_size) {
+        if (gr->one)
+                return runtime_execute(gr->one, g, err, err_size);
+        for (int32_t i = 0; i < gr->n_steps; i++) {
+                step_t *sp = &gr->steps[i];
+                if (sp->xnn) {
+                        int r = runtime_execute(sp->xnn, g, err, err_size);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                int32_t in = rt__xnn_native_input(sp->native), out = rt__xnn_native_output(sp->native);
+                const void *src = inner_data(gr, in);
+                void *dst = inner_data(gr, out);
+                if (!src)
+                        src = g->tensors[in].data;
+                if (!dst)
+                        dst = g->tensors[out].data;
+                if (!src || !dst) {
+                        snprintf(err, err_size, "tensor %d has no storage", src ? out : in);
+                        return -EINVAL;
+                }
+                rt__xnn_native_run(sp->native, gr->pool, src, dst, i == gr->n_steps - 1);
+        }
+        return 0;
+}
+
+static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t err_size) {
 #if defined(__SSE__)
         /* TensorFlow Lite runs Interpreter::Invoke, its XNNPACK delegate
          * included, with subnormals flushed (ruy::ScopedSuppressDenormals:
          * FTZ and DAZ on x86); so does this group. */
         const unsigned int csr = _mm_getcsr();
         _mm_setcsr(csr | 0x8040u);
-        st = xnn_invoke_runtime(pr->runtime);
+        int r = steps_execute(p, g, err, err_size);
         _mm_setcsr(csr);
+        return r;
 #else
-        st = xnn_invoke_runtime(pr->runtime);
+        return steps_execute(p, g, err, err_size);
 #endif
-        if (st != xnn_status_success) {
-                snprintf(err, err_size, "xnn_invoke_runtime failed (status %d)", (int) st);
-                return rt__xnn_status_to_errno(st);
-        }
-        return 0;
 }
 
 static const rt_driver_t xnnpack_driver = {
@@ -467,7 +766,7 @@ static const rt_driver_t xnnpack_driver = {
         .supported_ops = xnn_supported,
         .prepare = xnn_prepare,
         .execute = xnn_execute,
-        .release = prepared_free,
+        .release = group_free,
 };
 
 const rt_driver_t *rt_driver_xnnpack(void) {

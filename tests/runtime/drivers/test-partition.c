@@ -329,8 +329,53 @@ static int count_threads(void) {
 }
 
 /* The XNNPACK groups of one interpreter share one thread pool: a model split
- * into many groups must not start a pool (and its workers) per group. */
+ * into many groups must not start a pool (and its workers) per group.
+ * Style transfer is split here by keeping its MIRROR_PADs (builtin 100) off
+ * the driver. */
 START_TEST(test_xnnpack_groups_share_one_pool) {
+        const char *shared = getenv("ACCELD_SHARED_DIR");
+        char path[1024], err[512] = "";
+        if (!shared) {
+                fprintf(stderr, "SKIP: ACCELD_SHARED_DIR not set\n");
+                return;
+        }
+        snprintf(path, sizeof(path), "%s/models/style_transfer_f16_384.tflite", shared);
+        rt_model_t *m = NULL;
+        ck_assert_msg(rt_model_load_file(path, &m, err, sizeof(err)) == 0, "%s", err);
+        rt_settings_t s;
+        ck_assert_int_eq(rt_settings_parse_json("{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}",
+                                                &s, err, sizeof(err)), 0);
+        rt_interp_options_t *o = rt_interp_options_new();
+        ck_assert_int_eq(rt_interp_options_set_settings(o, &s), 0);
+        int before = count_threads();
+        rt_interp_t *it = NULL;
+        setenv("ACCELD_XNNPACK_DISABLE_OPS", "100", 1);
+        ck_assert_msg(rt_interp_create(m, o, &it, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_msg(rt_interp_allocate_tensors(it) == 0, "%s", rt_interp_last_error(it));
+        unsetenv("ACCELD_XNNPACK_DISABLE_OPS");
+        size_t groups = 0, np = rt_interp_partitions(it, NULL, 0);
+        rt_interp_partition_t *parts = calloc(np, sizeof(*parts));
+        np = rt_interp_partitions(it, parts, np);
+        for (size_t i = 0; i < np; i++)
+                groups += strcmp(parts[i].driver, "xnnpack") == 0;
+        free(parts);
+        ck_assert_uint_gt(groups, 10);
+        /* One pool of 2 threads adds one worker, whatever the group count. */
+        ck_assert_int_le(count_threads() - before, 1);
+        ck_assert_int_eq(rt_interp_invoke(it), 0);
+        rt_interp_free(it);
+        ck_assert_int_eq(count_threads(), before);
+        rt_interp_options_free(o);
+        rt_settings_done(&s);
+        rt_model_free(m);
+}
+END_TEST
+
+/* Style transfer's MIRROR_PAD, MEAN, RSQRT and RESIZE_NEAREST_NEIGHBOR run
+ * inside the XNNPACK group (the driver's own steps): one group, nothing on
+ * the reference kernels between groups, and still one pool worker at 2
+ * threads. */
+START_TEST(test_xnnpack_style_transfer_one_group) {
         const char *shared = getenv("ACCELD_SHARED_DIR");
         char path[1024], err[512] = "";
         if (!shared) {
@@ -349,18 +394,13 @@ START_TEST(test_xnnpack_groups_share_one_pool) {
         rt_interp_t *it = NULL;
         ck_assert_msg(rt_interp_create(m, o, &it, err, sizeof(err)) == 0, "%s", err);
         ck_assert_msg(rt_interp_allocate_tensors(it) == 0, "%s", rt_interp_last_error(it));
-        size_t groups = 0, np = rt_interp_partitions(it, NULL, 0);
-        rt_interp_partition_t *parts = calloc(np, sizeof(*parts));
-        np = rt_interp_partitions(it, parts, np);
-        for (size_t i = 0; i < np; i++)
-                groups += strcmp(parts[i].driver, "xnnpack") == 0;
-        free(parts);
-        ck_assert_uint_gt(groups, 10);
-        /* One pool of 2 threads adds one worker, whatever the group count. */
+        rt_interp_partition_t parts[4];
+        size_t np = rt_interp_partitions(it, parts, 4);
+        ck_assert_uint_eq(np, 1);
+        ck_assert_str_eq(parts[0].driver, "xnnpack");
         ck_assert_int_le(count_threads() - before, 1);
         ck_assert_int_eq(rt_interp_invoke(it), 0);
         rt_interp_free(it);
-        ck_assert_int_eq(count_threads(), before);
         rt_interp_options_free(o);
         rt_settings_done(&s);
         rt_model_free(m);
@@ -459,6 +499,7 @@ int main(void) {
         tcase_add_test(tc, test_driver_capabilities_measured_and_cached);
         tcase_add_test(tc, test_exec_fold_constants);
         tcase_add_test(tc, test_xnnpack_groups_share_one_pool);
+        tcase_add_test(tc, test_xnnpack_style_transfer_one_group);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);

@@ -423,14 +423,110 @@ START_TEST(test_xnnpack_mean_spatial) {
 }
 END_TEST
 
-/* 5x6 = 30 elements: 1/30 is inexact, so MEAN stays on the reference. */
-START_TEST(test_xnnpack_mean_inexact_refused) {
+/* 5x6 = 30 elements: 1/30 is inexact in XNNPACK's average pooling, so the
+ * driver runs the MEAN itself, bit-identical to the reference kernel. */
+START_TEST(test_xnnpack_mean_inexact_native) {
         tfb_t *b = mean_graph(5, 6);
         dt_result_t x;
-        ck_assert_int_eq(dt_compare(b, 0, 0, 0, &x), 0);
-        ck_assert_str_eq(x.parts, "reference:1");
+        ck_assert_int_eq(dt_compare(b, 0, 0, 0, &x), 1);
+        ck_assert_str_eq(x.parts, "xnnpack:1");
         dt_result_done(&x);
         tfb_free(b);
+}
+END_TEST
+
+/*
+ * A chain mixing XNNPACK nodes with the steps the driver runs itself:
+ *   a = ADD(in, in)                        XNNPACK
+ *   p = MIRROR_PAD(a)                      driver (REFLECT or SYMMETRIC)
+ *   r = RESIZE_NEAREST_NEIGHBOR(p, 2x)     driver (graph output 0)
+ *   m = MEAN(r, {1, 2})                    driver (window not a power of two)
+ *   q = MUL(m, m)                          XNNPACK
+ *   y = RSQRT(q)                           driver (graph output 1)
+ * in one group, bit-identical to the reference kernels.
+ */
+static tfb_t *native_chain_graph(bool symmetric, bool half_pixel, bool keep_dims) {
+        tfb_t *b = tfb_new();
+        int32_t c = 19;  /* not a multiple of the MEAN tile */
+        int32_t ish[4] = { 2, 7, 5, c }, psh[4] = { 2, 10, 9, c }, rsh[4] = { 2, 20, 18, c };
+        int32_t msh[4] = { 2, 1, 1, c }, msh2[2] = { 2, c }, pdsh[2] = { 4, 2 }, one[1] = { 2 };
+        int32_t pads[8] = { 0, 0, 2, 1, 1, symmetric ? 3 : 2, 0, 0 }, size[2] = { 20, 18 }, axes[2] = { 2, 1 };
+        if (!symmetric)
+                psh[2] = 8;
+        if (!symmetric)
+                rsh[2] = 16, size[1] = 16;
+        int32_t in = tfb_tensor(b, F, "in", 4, ish);
+        int32_t a = tfb_tensor(b, F, "a", 4, ish);
+        int32_t pd = tfb_tensor_const(b, RT_TYPE_INT32, "pads", 2, pdsh, pads, sizeof(pads));
+        int32_t p = tfb_tensor(b, F, "p", 4, psh);
+        int32_t sz = tfb_tensor_const(b, RT_TYPE_INT32, "size", 1, one, size, sizeof(size));
+        int32_t r = tfb_tensor(b, F, "r", 4, rsh);
+        int32_t ax = tfb_tensor_const(b, RT_TYPE_INT32, "axes", 1, one, axes, sizeof(axes));
+        int32_t m = tfb_tensor(b, F, "m", keep_dims ? 4 : 2, keep_dims ? msh : msh2);
+        int32_t q = tfb_tensor(b, F, "q", keep_dims ? 4 : 2, keep_dims ? msh : msh2);
+        int32_t y = tfb_tensor(b, F, "y", keep_dims ? 4 : 2, keep_dims ? msh : msh2);
+        tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        tfb_option_t mode[] = { TFB_OPT_I8(0, symmetric ? 1 : 0) };
+        tfb_option_t rs[] = { TFB_OPT_BOOL(0, 0), TFB_OPT_BOOL(1, half_pixel) };
+        tfb_option_t kd[] = { TFB_OPT_BOOL(0, keep_dims) };
+        int32_t i_add[2] = { in, in }, i_pad[2] = { a, pd }, i_rs[2] = { p, sz }, i_mean[2] = { r, ax };
+        int32_t i_mul[2] = { m, m };
+        tfb_op_t ops[] = {
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_add, .n_inputs = 2, .outputs = &a,
+                  .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = act, .n_options = 1 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MIRROR_PAD, 1), .inputs = i_pad, .n_inputs = 2,
+                  .outputs = &p, .n_outputs = 1, .options_type = RT_OPTIONS_MIRROR_PAD, .options = mode,
+                  .n_options = 1 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_RESIZE_NEAREST_NEIGHBOR, 3), .inputs = i_rs,
+                  .n_inputs = 2, .outputs = &r, .n_outputs = 1, .options_type = RT_OPTIONS_RESIZE_NEAREST_NEIGHBOR,
+                  .options = rs, .n_options = 2 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MEAN, 1), .inputs = i_mean, .n_inputs = 2, .outputs = &m,
+                  .n_outputs = 1, .options_type = RT_OPTIONS_REDUCER, .options = kd, .n_options = 1 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = i_mul, .n_inputs = 2, .outputs = &q,
+                  .n_outputs = 1, .options_type = RT_OPTIONS_MUL, .options = act, .n_options = 1 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_RSQRT, 1), .inputs = &q, .n_inputs = 1, .outputs = &y,
+                  .n_outputs = 1 },
+        };
+        for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+                tfb_op_add(b, &ops[k]);
+        int32_t outs[2] = { r, y };
+        tfb_io(b, &in, 1, outs, 2);
+        return b;
+}
+
+/* Bit-identical to the reference kernels at 1 and 2 threads, as one group. */
+static void check_native_chain(tfb_t *b) {
+        size_t size = 0;
+        _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+        ck_assert_ptr_nonnull(buf);
+        dt_result_t ref;
+        dt_run(buf, size, NULL, &ref);
+        ck_assert_msg(ref.invoke_err == 0 && ref.alloc_err == 0 && ref.create_err == 0, "reference: %s", ref.err);
+        for (int threads = 1; threads <= 2; threads++) {
+                rt_settings_t s = dt_xnnpack(threads);
+                dt_result_t x;
+                dt_run(buf, size, &s, &x);
+                ck_assert_msg(x.invoke_err == 0 && x.alloc_err == 0 && x.create_err == 0, "xnnpack: %s", x.err);
+                ck_assert_str_eq(x.parts, "xnnpack:6");
+                ck_assert_int_eq(x.n_out, 2);
+                for (int i = 0; i < 2; i++) {
+                        ck_assert_uint_eq(x.out_bytes[i], ref.out_bytes[i]);
+                        ck_assert_msg(memcmp(x.out[i], ref.out[i], ref.out_bytes[i]) == 0,
+                                      "output %d differs from the reference at %d threads", i, threads);
+                }
+                dt_result_done(&x);
+        }
+        dt_result_done(&ref);
+        tfb_free(b);
+}
+
+START_TEST(test_xnnpack_native_steps_reflect) {
+        check_native_chain(native_chain_graph(false, false, true));
+}
+END_TEST
+
+START_TEST(test_xnnpack_native_steps_symmetric_half_pixel) {
+        check_native_chain(native_chain_graph(true, true, false));
 }
 END_TEST
 
@@ -670,7 +766,9 @@ int main(void) {
         tcase_add_test(tc, test_xnnpack_reshape_softmax);
         tcase_add_test(tc, test_xnnpack_concat_falls_back);
         tcase_add_test(tc, test_xnnpack_mean_spatial);
-        tcase_add_test(tc, test_xnnpack_mean_inexact_refused);
+        tcase_add_test(tc, test_xnnpack_mean_inexact_native);
+        tcase_add_test(tc, test_xnnpack_native_steps_reflect);
+        tcase_add_test(tc, test_xnnpack_native_steps_symmetric_half_pixel);
         tcase_add_test(tc, test_xnnpack_force_fp16_honoured_or_explained);
         tcase_add_test(tc, test_xnnpack_sparse_hint_same_results);
         tcase_add_test(tc, test_xnnpack_two_threads);
