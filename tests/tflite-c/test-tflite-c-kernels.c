@@ -333,6 +333,72 @@ START_TEST(test_app_kernel_missing) {
 }
 END_TEST
 
+/* ---- an output sized at invoke: AppRange, out = 0, 1, ..., in[0] - 1 ---- */
+
+static TfLiteStatus range_prepare(TfLiteContext *ctx, TfLiteNode *node) {
+        TfLiteTensor *out = &ctx->tensors[node->outputs->data[0]];
+        /* What TensorFlow Lite's SetTensorToDynamic does. */
+        if (out->allocation_type != kTfLiteDynamic) {
+                out->data.raw = NULL;
+                out->allocation_type = kTfLiteDynamic;
+        }
+        return kTfLiteOk;
+}
+
+static TfLiteStatus range_invoke(TfLiteContext *ctx, TfLiteNode *node) {
+        const TfLiteTensor *in = &ctx->tensors[node->inputs->data[0]];
+        TfLiteTensor *out = &ctx->tensors[node->outputs->data[0]];
+        int n = (int) in->data.f[0];
+        if (ctx->ResizeTensorExplicit(ctx, out, 1, &n) != kTfLiteOk || out->bytes != (size_t) n * sizeof(float))
+                return kTfLiteError;
+        for (int i = 0; i < n; i++)
+                out->data.f[i] = (float) i;
+        return kTfLiteOk;
+}
+
+static const TfLiteRegistration range_reg = { .prepare = range_prepare, .invoke = range_invoke };
+
+START_TEST(test_app_kernel_dynamic_output) {
+        setenv("ACCEL_TFLITE_MODE", "local", 1);
+        tfb_t *b = tfb_new();
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "n", 1, TFB_DIMS(1));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "range", 1, TFB_DIMS(1));
+        tfb_op_add(b, &(tfb_op_t) {
+                .opcode = tfb_opcode_custom(b, "AppRange", 1),
+                .inputs = TFB_IDS(in), .n_inputs = 1,
+                .outputs = TFB_IDS(out), .n_outputs = 1,
+        });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        size_t size;
+        void *bytes = tfb_finish(b, &size);
+        tfb_free(b);
+        TfLiteModel *m = TfLiteModelCreate(bytes, size);
+        ck_assert_ptr_nonnull(m);
+        TfLiteInterpreterOptions *o = options();
+        TfLiteInterpreterOptionsAddCustomOp(o, "AppRange", &range_reg, 1, 1);
+        TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
+        ck_assert_msg(it != NULL, "create: %s", reported);
+        ck_assert_int_eq(TfLiteInterpreterAllocateTensors(it), kTfLiteOk);
+        for (int n = 5; n <= 300; n += 295) {
+                float v = (float) n;
+                ck_assert_int_eq(TfLiteTensorCopyFromBuffer(TfLiteInterpreterGetInputTensor(it, 0), &v, sizeof(v)),
+                                 kTfLiteOk);
+                ck_assert_msg(TfLiteInterpreterInvoke(it) == kTfLiteOk, "invoke: %s", reported);
+                const TfLiteTensor *t = TfLiteInterpreterGetOutputTensor(it, 0);
+                ck_assert_int_eq(TfLiteTensorNumDims(t), 1);
+                ck_assert_int_eq(TfLiteTensorDim(t, 0), n);
+                ck_assert_uint_eq(TfLiteTensorByteSize(t), (size_t) n * sizeof(float));
+                const float *f = TfLiteTensorData(t);
+                for (int i = 0; i < n; i++)
+                        ck_assert_float_eq(f[i], (float) i);
+        }
+        TfLiteInterpreterDelete(it);
+        TfLiteInterpreterOptionsDelete(o);
+        TfLiteModelDelete(m);
+        free(bytes);
+}
+END_TEST
+
 /* ---- precedence, as TensorFlow Lite 2.9's C API ---- */
 
 /* The application's TFLite_Detection_PostProcess: every output [1] and
@@ -471,6 +537,7 @@ int main(void) {
         tcase_add_test(tc, test_app_kernel_with_xnnpack);
         tcase_add_test(tc, test_app_kernel_error);
         tcase_add_test(tc, test_app_kernel_missing);
+        tcase_add_test(tc, test_app_kernel_dynamic_output);
         tcase_add_test(tc, test_app_kernel_precedence);
         tcase_add_test(tc, test_app_kernel_resolver_builtins);
         suite_add_tcase(s, tc);
