@@ -528,6 +528,30 @@ START_TEST(test_app_kernel_resolver_builtins) {
 }
 END_TEST
 
+/* CreateWithSelectedOps: the options' ops only, builtin ones included
+ * (AddBuiltinOp names them; acceld's kernels run them). */
+START_TEST(test_app_kernel_selected_ops) {
+        void *bytes;
+        TfLiteModel *m = scale_model(&bytes);
+        TfLiteInterpreterOptions *o = options();
+        TfLiteInterpreterOptionsAddCustomOp(o, "AppScale", &scale_reg, 1, 1);
+        ck_assert_ptr_null(TfLiteInterpreterCreateWithSelectedOps(m, o));
+        ck_assert_msg(strstr(reported, "builtin opcode 'ADD'") != NULL, "reported: %s", reported);
+        static const TfLiteRegistration unused = { .invoke = NULL };
+        TfLiteInterpreterOptionsAddBuiltinOp(o, kTfLiteBuiltinAdd, &unused, 1, 1);
+        TfLiteInterpreter *it = TfLiteInterpreterCreateWithSelectedOps(m, o);
+        ck_assert_msg(it != NULL, "create: %s", reported);
+        ck_assert_int_eq(TfLiteInterpreterAllocateTensors(it), kTfLiteOk);
+        fill(TfLiteInterpreterGetInputTensor(it, 0), 2.0f);
+        ck_assert_int_eq(TfLiteInterpreterInvoke(it), kTfLiteOk);
+        check_scaled(it, 2.0f, 6);
+        TfLiteInterpreterDelete(it);
+        TfLiteInterpreterOptionsDelete(o);
+        TfLiteModelDelete(m);
+        free(bytes);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("tflite-c-kernels");
         TCase *tc = tcase_create("kernels");
@@ -540,6 +564,7 @@ int main(void) {
         tcase_add_test(tc, test_app_kernel_dynamic_output);
         tcase_add_test(tc, test_app_kernel_precedence);
         tcase_add_test(tc, test_app_kernel_resolver_builtins);
+        tcase_add_test(tc, test_app_kernel_selected_ops);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
