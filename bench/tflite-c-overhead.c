@@ -8,11 +8,12 @@
  * Both interpreters are prepared on the same daemon with the same settings
  * (the thread count, and SETTINGS_JSON, a TFLiteSettings JSON text such as
  * '{"delegate":"XNNPACK"}', or acceld's choice without it; the C API takes
- * it from $ACCEL_TFLITE_SETTINGS) and invoked in alternating
- * rounds of 10, so drift of the machine hits both alike; inputs are written
- * in place through each API's data pointer. Prints the median and p90 of
- * each and the ratio of the medians (docs/performance.md, "TensorFlow Lite
- * C API"). A benchmark: it asserts nothing about time.
+ * it from $ACCEL_TFLITE_SETTINGS) and invoked in pairs, one invoke of each
+ * in alternating order, so drift of the machine hits both alike; inputs
+ * are written in place through each API's data pointer. Prints the median
+ * and p90 of each, the ratio of the medians and the median of the paired
+ * differences (docs/performance.md, "TensorFlow Lite C API"). A benchmark:
+ * it asserts nothing about time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,11 @@
 #include "bench-util.h"
 #include "clock.h"
 #include "tensorflow/lite/c/c_api.h"
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return x < y ? -1 : x > y;
+}
 
 static void fill(void *p, size_t n) {
         unsigned char *b = p;
@@ -79,17 +85,29 @@ int main(int argc, char **argv) {
         uint64_t *va = calloc((size_t) runs, sizeof(*va)), *vt = calloc((size_t) runs, sizeof(*vt));
         if (!va || !vt)
                 return 1;
-        for (int done = 0; done < runs; done += 10)
-                for (int side = 0; side < 2; side++)
-                        for (int k = done; k < done + 10 && k < runs; k++) {
-                                uint64_t t0 = acc_now_us();
-                                int r = side == 0 ? accel_interp_invoke(ai)
-                                                  : (TfLiteInterpreterInvoke(ti) == kTfLiteOk ? 0 : -1);
-                                uint64_t dt = acc_now_us() - t0;
-                                if (r < 0)
-                                        return 1;
-                                (side == 0 ? va : vt)[k] = dt;
-                        }
+        /* One invoke of each per pair, in alternating order (ABBA...), so
+         * that drift and the order itself hit both sides alike. */
+        for (int k = 0; k < runs; k++)
+                for (int j = 0; j < 2; j++) {
+                        int side = (k & 1) ? 1 - j : j;
+                        uint64_t t0 = acc_now_us();
+                        int r = side == 0 ? accel_interp_invoke(ai)
+                                          : (TfLiteInterpreterInvoke(ti) == kTfLiteOk ? 0 : -1);
+                        uint64_t dt = acc_now_us() - t0;
+                        if (r < 0)
+                                return 1;
+                        (side == 0 ? va : vt)[k] = dt;
+                }
+        /* The paired differences: their median is the library's cost with
+         * most of the machine's noise cancelled. */
+        double *diff = calloc((size_t) runs, sizeof(*diff));
+        if (!diff)
+                return 1;
+        for (int k = 0; k < runs; k++)
+                diff[k] = (double) vt[k] - (double) va[k];
+        qsort(diff, (size_t) runs, sizeof(*diff), cmp_double);
+        double dmed = diff[runs / 2];
+        free(diff);
         bench_stats_t sa, st;
         bench_stats_compute(va, (size_t) runs, &sa);
         bench_stats_compute(vt, (size_t) runs, &st);
@@ -98,6 +116,8 @@ int main(int argc, char **argv) {
         printf("libaccel directly   median %8.1f us  p90 %8.1f us\n", (double) sa.median, (double) sa.p90);
         printf("libtensorflowlite_c median %8.1f us  p90 %8.1f us\n", (double) st.median, (double) st.p90);
         printf("ratio (C API / libaccel) %.4f\n", (double) st.median / (double) sa.median);
+        printf("paired difference median %+.1f us (%+.2f%% of libaccel's median)\n", dmed,
+               100.0 * dmed / (double) sa.median);
 
         free(va);
         free(vt);

@@ -54,6 +54,9 @@ struct rt_registration {
         void (*free)(rt_context_t *ctx, void *data);
         int (*prepare)(rt_context_t *ctx, rt_node_t *node);
         int (*invoke)(rt_context_t *ctx, rt_node_t *node);
+        /* A kernel of the embedding program (ext-kernel.h) this
+         * registration adapts, else NULL; only runtime/ext-kernel.c reads it. */
+        const void *ext;
 };
 
 /*

@@ -18,8 +18,8 @@ typedef struct local {
         rt_interp_t *it;
 } local_t;
 
-static int local_create(TfLiteModel *model, const char *settings_json, int32_t num_threads, void **ret_impl,
-                        char *err) {
+int tfl__local_create(TfLiteModel *model, const char *settings_json, int32_t num_threads,
+                      const tfl_kernels_t *kernels, void **ret_impl, char *err) {
         rt_settings_t s;
         rt_settings_init(&s);
         int r = 0;
@@ -34,6 +34,10 @@ static int local_create(TfLiteModel *model, const char *settings_json, int32_t n
         }
         if (num_threads > 0)
                 (void) rt_interp_options_set_num_threads(o, num_threads);
+        if ((r = tfl__kernels_register(kernels, o)) < 0) {
+                snprintf(err, TFL_ERR_MAX, "application kernels: %s", strerror(-r));
+                goto out;
+        }
         if ((r = rt_interp_options_set_settings(o, &s)) < 0) {
                 snprintf(err, TFL_ERR_MAX, "settings: %s", strerror(-r));
                 goto out;
@@ -46,6 +50,11 @@ out:
         rt_interp_options_free(o);
         rt_settings_done(&s);
         return r;
+}
+
+static int local_create(TfLiteModel *model, const char *settings_json, int32_t num_threads, void **ret_impl,
+                        char *err) {
+        return tfl__local_create(model, settings_json, num_threads, NULL, ret_impl, err);
 }
 
 static void local_destroy(void *impl) {

@@ -131,15 +131,16 @@ static int served_invoke(void *impl, char *err) {
 
 static int served_reset_variables(void *impl, char *err) {
         served_t *s = impl;
-        /* acceld keeps a stateful model's variables in the compiled
-         * instance that every interpreter of the model and settings shares,
-         * and has no request to reset them (docs/python.md says the same). */
+        /* acceld keeps a stateful model's variables per interpreter
+         * (daemon/serving/state.c): ResetVariables is this one's reset. */
         if (!s->stateful)
                 return 0;
-        snprintf(err, TFL_ERR_MAX,
-                 "ResetVariableTensors: acceld cannot reset the variable tensors of a served model; "
-                 "run it with ACCEL_TFLITE_MODE=local");
-        return -EOPNOTSUPP;
+        int r = accel_interp_reset_variables(s->it);
+        if (r < 0) {
+                error_take(r, err);
+                return r;
+        }
+        return 0;
 }
 
 /* libaccel checks the list and keeps it; it goes inline with each invoke. */

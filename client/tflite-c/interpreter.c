@@ -50,25 +50,6 @@ static int settings_build(const TfLiteInterpreterOptions *o, char *buf, size_t s
         return 0;
 }
 
-/* A custom op the model needs that only the application provides. */
-static const char *app_custom_op(const TfLiteModel *model, const TfLiteInterpreterOptions *o) {
-        if (!o || (!o->n_custom_ops && !o->has_op_resolver))
-                return NULL;
-        const rt_model_t *m = model->rt;
-        for (int32_t s = 0; s < m->n_subgraphs; s++)
-                for (int32_t k = 0; k < m->subgraphs[s].n_ops; k++) {
-                        const char *name = m->subgraphs[s].ops[k].custom_code;
-                        if (!name)
-                                continue;
-                        if (o->has_op_resolver)
-                                return name;
-                        for (size_t i = 0; i < o->n_custom_ops; i++)
-                                if (strcmp(o->custom_ops[i].name, name) == 0)
-                                        return name;
-                }
-        return NULL;
-}
-
 static void tensor_done(tfl_tensor_t *t) {
         TfLiteIntArrayFree(t->t.dims);
         TfLiteFloatArrayFree(t->affine.scale);
@@ -127,8 +108,19 @@ static int tensors_sync(TfLiteInterpreter *it, bool inputs, bool outputs) {
         return 0;
 }
 
+/* A backend of the interpreter's kind for `settings_json`: the local one
+ * gets the application's kernels. */
+static int backend_create(TfLiteInterpreter *it, const tfl_backend_ops_t *ops, const char *settings_json,
+                          void **ret_impl) {
+        if (ops == &tfl__backend_local)
+                return tfl__local_create(it->model, settings_json, it->num_threads, it->kernels, ret_impl, it->err);
+        return ops->create(it->model, settings_json, it->num_threads, ret_impl, it->err);
+}
+
 /* Create the backend for the interpreter's settings: served or local as
- * the mode says, auto falling back to local when no daemon answers. */
+ * the mode says, auto falling back to local when no daemon answers. A
+ * model with application kernels always runs here: acceld cannot call
+ * into the application. */
 static int backend_open(TfLiteInterpreter *it) {
         tfl_mode_t mode;
         if (tfl__mode_from_env(&mode) < 0) {
@@ -136,11 +128,13 @@ static int backend_open(TfLiteInterpreter *it) {
                          "ACCEL_TFLITE_MODE=%s: expected served, local or auto", getenv("ACCEL_TFLITE_MODE"));
                 return -EINVAL;
         }
+        if (it->kernels)
+                mode = TFL_MODE_LOCAL;
         const tfl_backend_ops_t *ops = mode == TFL_MODE_LOCAL ? &tfl__backend_local : &tfl__backend_served;
-        int r = ops->create(it->model, it->settings_json, it->num_threads, &it->impl, it->err);
+        int r = backend_create(it, ops, it->settings_json, &it->impl);
         if (r == -ENOTCONN && mode == TFL_MODE_AUTO) {
                 ops = &tfl__backend_local;
-                r = ops->create(it->model, it->settings_json, it->num_threads, &it->impl, it->err);
+                r = backend_create(it, ops, it->settings_json, &it->impl);
         }
         if (r < 0)
                 return r;
@@ -165,33 +159,34 @@ void TfLiteInterpreterDelete(TfLiteInterpreter *it) {
         free(it->inputs);
         free(it->outputs);
         free(it->settings_json);
+        /* After the backend: its nodes call into these until freed. */
+        tfl__kernels_free(it->kernels);
         (void) tfl__model_unref(it->model);
         free(it);
 }
 
-TfLiteInterpreter *TfLiteInterpreterCreate(const TfLiteModel *model, const TfLiteInterpreterOptions *o) {
+static TfLiteInterpreter *interpreter_create(const TfLiteModel *model, const TfLiteInterpreterOptions *o,
+                                             bool selected_only) {
         tfl_reporter_t reporter = o ? o->reporter : NULL;
         void *rdata = o ? o->reporter_data : NULL;
         if (!model) {
                 tfl__report(reporter, rdata, "TfLiteInterpreterCreate: no model");
                 return NULL;
         }
-        const char *op = app_custom_op(model, o);
-        if (op) {
-                tfl__report(reporter, rdata,
-                            "the model's custom op '%s' is provided by the application; acceld cannot run "
-                            "application kernels (docs/tflite-c.md): %s",
-                            op, "unresolved custom op");
-                return NULL;
-        }
         char settings[SETTINGS_MAX];
         bool any;
         if (settings_build(o, settings, sizeof(settings), &any) < 0)
                 return NULL;
+        tfl_kernels_t *kernels;
+        if (tfl__kernels_resolve(model, o, selected_only, &kernels) < 0)
+                return NULL;
 
         TfLiteInterpreter *it = calloc(1, sizeof(*it));
-        if (!it)
+        if (!it) {
+                tfl__kernels_free(kernels);
                 return NULL;
+        }
+        it->kernels = kernels;
         /* The C API's model is const; the reference count is ours. */
         it->model = tfl__model_ref((TfLiteModel *) model);
         it->reporter = reporter;
@@ -217,9 +212,15 @@ fail:
         return NULL;
 }
 
+TfLiteInterpreter *TfLiteInterpreterCreate(const TfLiteModel *model, const TfLiteInterpreterOptions *o) {
+        return interpreter_create(model, o, false);
+}
+
 TfLiteInterpreter *TfLiteInterpreterCreateWithSelectedOps(const TfLiteModel *model,
                                                           const TfLiteInterpreterOptions *options) {
-        return TfLiteInterpreterCreate(model, options);
+        /* Only the ops the options name, as TensorFlow Lite (builtin ones
+         * still run on acceld's kernels). */
+        return interpreter_create(model, options, true);
 }
 
 int32_t TfLiteInterpreterGetInputTensorCount(const TfLiteInterpreter *it) {
@@ -355,7 +356,7 @@ TfLiteStatus TfLiteInterpreterModifyGraphWithDelegate(const TfLiteInterpreter *i
          * keep the inputs' shapes, and allocate if the old one was. */
         void *impl = NULL;
         it->err[0] = '\0';
-        int r = it->ops->create(it->model, json, it->num_threads, &impl, it->err);
+        int r = backend_create(it, it->ops, json, &impl);
         for (int32_t i = 0; r >= 0 && i < it->n_inputs; i++) {
                 const TfLiteIntArray *d = it->inputs[i].t.dims;
                 r = it->ops->resize(impl, i, d->data, d->size, it->err);

@@ -18,6 +18,7 @@ void TfLiteInterpreterOptionsDelete(TfLiteInterpreterOptions *options) {
         for (size_t i = 0; i < options->n_custom_ops; i++)
                 free(options->custom_ops[i].name);
         free(options->custom_ops);
+        free(options->builtin_ops);
         free(options->delegates);
         free(options);
 }
@@ -56,7 +57,8 @@ void TfLiteInterpreterOptionsSetEnableDelegateFallback(TfLiteInterpreterOptions 
                 options->delegate_fallback = enable;
 }
 
-static void custom_op_add(TfLiteInterpreterOptions *o, const char *name, const TfLiteRegistration *reg) {
+static void custom_op_add(TfLiteInterpreterOptions *o, const char *name, const TfLiteRegistration *reg,
+                          int min_version, int max_version) {
         tfl_custom_op_t *v = realloc(o->custom_ops, sizeof(*v) * (o->n_custom_ops + 1));
         if (!v)
                 return;
@@ -64,22 +66,39 @@ static void custom_op_add(TfLiteInterpreterOptions *o, const char *name, const T
         char *copy = strdup(name);
         if (!copy)
                 return;
-        v[o->n_custom_ops++] = (tfl_custom_op_t) { .name = copy, .reg = *reg };
+        /* The registration is copied, as TensorFlow Lite does; the
+         * functions it points to must stay loaded. */
+        v[o->n_custom_ops++] = (tfl_custom_op_t) {
+                .name = copy,
+                .reg = *reg,
+                .min_version = min_version,
+                .max_version = max_version,
+        };
 }
 
 void TfLiteInterpreterOptionsAddBuiltinOp(TfLiteInterpreterOptions *options, TfLiteBuiltinOperator op,
                                           const TfLiteRegistration *registration, int min_version, int max_version) {
-        /* acceld's own kernels run every builtin op; the application's
-         * registration is not needed and not called. */
-        (void) options;
-        (void) op;
-        (void) registration;
+        /* acceld's own kernels run every builtin op: the application's
+         * registration is not called (its builtin_data would be TensorFlow
+         * Lite's parsed options). Which ops it names matters to
+         * CreateWithSelectedOps. */
+        if (!options || !registration)
+                return;
+        tfl_builtin_op_t *v = realloc(options->builtin_ops, sizeof(*v) * (options->n_builtin_ops + 1));
+        if (!v)
+                return;
+        options->builtin_ops = v;
+        v[options->n_builtin_ops++] = (tfl_builtin_op_t) {
+                .op = op,
+                .min_version = min_version,
+                .max_version = max_version,
+        };
 }
 
 void TfLiteInterpreterOptionsAddCustomOp(TfLiteInterpreterOptions *options, const char *name,
                                          const TfLiteRegistration *registration, int min_version, int max_version) {
         if (options && name && registration)
-                custom_op_add(options, name, registration);
+                custom_op_add(options, name, registration, min_version, max_version);
 }
 
 void TfLiteInterpreterOptionsSetOpResolver(
@@ -87,6 +106,9 @@ void TfLiteInterpreterOptionsSetOpResolver(
         const TfLiteRegistration *(*find_builtin_op)(void *user_data, TfLiteBuiltinOperator op, int version),
         const TfLiteRegistration *(*find_custom_op)(void *user_data, const char *custom_op, int version),
         void *op_resolver_user_data) {
-        if (options)
-                options->has_op_resolver = find_custom_op != NULL;
+        if (!options)
+                return;
+        options->find_builtin_op = find_builtin_op;
+        options->find_custom_op = find_custom_op;
+        options->op_resolver_data = op_resolver_user_data;
 }

@@ -36,12 +36,21 @@ struct TfLiteModel {
         struct accel_model *served;
 };
 
-/* An application's op registration, remembered so that a model needing it
- * is refused with a clear message. */
+/* An application's custom op registration (AddCustomOp), run in its
+ * process by kernel.c. */
 typedef struct tfl_custom_op {
         char *name;
         TfLiteRegistration reg;
+        int32_t min_version, max_version;
 } tfl_custom_op_t;
+
+/* An application's AddBuiltinOp: only which op and versions (acceld's own
+ * kernels run builtin ops; CreateWithSelectedOps checks the model against
+ * these). */
+typedef struct tfl_builtin_op {
+        int32_t op;
+        int32_t min_version, max_version;
+} tfl_builtin_op_t;
 
 typedef void (*tfl_reporter_t)(void *user_data, const char *format, va_list args);
 
@@ -55,8 +64,34 @@ struct TfLiteInterpreterOptions {
         bool delegate_fallback;
         tfl_custom_op_t *custom_ops;
         size_t n_custom_ops;
-        bool has_op_resolver;
+        tfl_builtin_op_t *builtin_ops;
+        size_t n_builtin_ops;
+        /* SetOpResolver: when either is set, they alone resolve ops. */
+        const TfLiteRegistration *(*find_builtin_op)(void *user_data, TfLiteBuiltinOperator op, int version);
+        const TfLiteRegistration *(*find_custom_op)(void *user_data, const char *op, int version);
+        void *op_resolver_data;
 };
+
+/* The application kernels one interpreter runs (kernel.c): the
+ * registrations chosen for the model's custom ops, with what their
+ * TfLiteContext needs. Owned by the interpreter; outlives its backend. */
+typedef struct tfl_kernels tfl_kernels_t;
+struct rt_interp_options;
+
+/* Choose the application's registrations for the model's ops as
+ * TensorFlow Lite 2.9's C API does (SetOpResolver's callbacks alone when
+ * set; else AddCustomOp over the builtin resolver; `selected_only`: the
+ * options' ops only). *ret is NULL when no application kernel is needed.
+ * 0, -ENOENT (an op nobody provides; reported) or -ENOMEM. */
+int tfl__kernels_resolve(const TfLiteModel *model, const TfLiteInterpreterOptions *o, bool selected_only,
+                         tfl_kernels_t **ret);
+tfl_kernels_t *tfl__kernels_free(tfl_kernels_t *k);
+/* Register them with the runtime's options (as external kernels). */
+int tfl__kernels_register(const tfl_kernels_t *k, struct rt_interp_options *o);
+
+/* The local backend's create with application kernels (NULL: none). */
+int tfl__local_create(TfLiteModel *model, const char *settings_json, int32_t num_threads,
+                      const tfl_kernels_t *kernels, void **ret_impl, char *err);
 
 /* Where an interpreter runs. */
 typedef enum tfl_mode {
@@ -126,6 +161,7 @@ struct TfLiteInterpreter {
         char *settings_json;            /* NULL: the default */
         const tfl_backend_ops_t *ops;
         void *impl;
+        tfl_kernels_t *kernels;         /* NULL: no application kernel */
         int32_t n_inputs, n_outputs;
         tfl_tensor_t *inputs, *outputs;
         bool allocated;

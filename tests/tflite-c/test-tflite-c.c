@@ -540,32 +540,91 @@ START_TEST(test_tflite_c_resize_served) {
 }
 END_TEST
 
-/* A custom op only the application provides is refused by name, with a
- * report, not run somewhere it does not exist. */
-static TfLiteStatus never_invoke(TfLiteContext *c, TfLiteNode *node) {
-        return kTfLiteError;
-}
+/* ResetVariableTensors on a stateful model (variable tensors), served
+ * (acceld's ResetVariables: the state is this interpreter's) and
+ * in-process: input A, then B three times (the state moves on), then
+ * reset and A again gives A's first result; both ways the same numbers. */
+#define STATE_OUT_MAX 4096
 
-START_TEST(test_tflite_c_app_custom_op_refused) {
-        const char *shared = golden_shared_dir();
-        char path[1024];
+static void state_run(const golden_model_t *g, bool served, uint8_t *first, uint8_t *drifted, uint8_t *again,
+                      size_t *ret_size) {
+        setenv("ACCEL_TFLITE_MODE", served ? "served" : "local", 1);
+        /* The reference kernels both ways, so that the numbers are equal. */
+        setenv("ACCEL_TFLITE_SETTINGS", "{\"delegate\":\"NONE\"}", 1);
         int n = 0;
-        if (!shared)
-                return;
-        setenv("ACCEL_TFLITE_MODE", "local", 1);
-        snprintf(path, sizeof(path), "%s/models/ssd_mobilenet_v1_coco_quant.tflite", shared);
-        TfLiteModel *m = TfLiteModelCreateFromFile(path);
-        ck_assert_ptr_nonnull(m);
-        static const TfLiteRegistration reg = { .invoke = never_invoke };
         TfLiteInterpreterOptions *o = TfLiteInterpreterOptionsCreate();
         TfLiteInterpreterOptionsSetErrorReporter(o, reporter, &n);
-        TfLiteInterpreterOptionsAddCustomOp(o, "TFLite_Detection_PostProcess", &reg, 1, 1);
+        TfLiteModel *m = TfLiteModelCreateFromFile(g->path);
+        ck_assert_ptr_nonnull(m);
         reported[0] = '\0';
-        ck_assert_ptr_null(TfLiteInterpreterCreate(m, o));
-        ck_assert_int_eq(n, 1);
-        ck_assert_ptr_nonnull(strstr(reported, "TFLite_Detection_PostProcess"));
+        TfLiteInterpreter *it = TfLiteInterpreterCreate(m, o);
+        ck_assert_msg(it != NULL, "create: %s", reported);
+        ck_assert_int_eq(TfLiteInterpreterAllocateTensors(it), kTfLiteOk);
+        TfLiteTensor *in = TfLiteInterpreterGetInputTensor(it, 0);
+        const TfLiteTensor *out = TfLiteInterpreterGetOutputTensor(it, 0);
+        size_t in_size = TfLiteTensorByteSize(in), size = TfLiteTensorByteSize(out);
+        ck_assert_uint_le(size, STATE_OUT_MAX);
+        void *a = NULL;
+        size_t a_size = 0;
+        ck_assert_int_eq(acc_file_read(g->inputs[0].path, &a, &a_size), 0);
+        ck_assert_uint_eq(a_size, in_size);
+        uint8_t *b = malloc(in_size);
+        for (size_t i = 0; i < in_size; i++)
+                b[i] = (uint8_t) (((const uint8_t *) a)[i] ^ (i * 7 + 13));
+
+        ck_assert_int_eq(TfLiteTensorCopyFromBuffer(in, a, in_size), kTfLiteOk);
+        ck_assert_msg(TfLiteInterpreterInvoke(it) == kTfLiteOk, "invoke: %s", reported);
+        memcpy(first, TfLiteTensorData(out), size);
+        for (int k = 0; k < 3; k++) {
+                ck_assert_int_eq(TfLiteTensorCopyFromBuffer(in, b, in_size), kTfLiteOk);
+                ck_assert_int_eq(TfLiteInterpreterInvoke(it), kTfLiteOk);
+        }
+        ck_assert_int_eq(TfLiteTensorCopyFromBuffer(in, a, in_size), kTfLiteOk);
+        ck_assert_int_eq(TfLiteInterpreterInvoke(it), kTfLiteOk);
+        memcpy(drifted, TfLiteTensorData(out), size);
+        ck_assert_msg(TfLiteInterpreterResetVariableTensors(it) == kTfLiteOk, "reset: %s", reported);
+        ck_assert_int_eq(TfLiteTensorCopyFromBuffer(in, a, in_size), kTfLiteOk);
+        ck_assert_int_eq(TfLiteInterpreterInvoke(it), kTfLiteOk);
+        memcpy(again, TfLiteTensorData(out), size);
+        ck_assert_int_eq(n, 0);
+        *ret_size = size;
+        free(a);
+        free(b);
+        TfLiteInterpreterDelete(it);
         TfLiteInterpreterOptionsDelete(o);
         TfLiteModelDelete(m);
+        unsetenv("ACCEL_TFLITE_SETTINGS");
+}
+
+START_TEST(test_tflite_c_reset_variables_served) {
+        const char *shared = golden_shared_dir();
+        golden_manifest_t *man = NULL;
+        char err[256];
+        if (!shared || golden_manifest_load(shared, &man, err, sizeof(err)) < 0) {
+                fprintf(stderr, "SKIP reset_variables: the shared models are absent\n");
+                return;
+        }
+        const golden_model_t *g = golden_manifest_find(man, "micro_speech_lstm");
+        if (!g) {
+                fprintf(stderr, "SKIP reset_variables: micro_speech_lstm is not in the shared models\n");
+                golden_manifest_free(man);
+                return;
+        }
+        uint8_t first[2][STATE_OUT_MAX], drifted[2][STATE_OUT_MAX], again[2][STATE_OUT_MAX];
+        size_t size[2];
+        for (int served = 0; served < 2; served++) {
+                state_run(g, served, first[served], drifted[served], again[served], &size[served]);
+                /* The state mattered, and the reset brought it back. */
+                ck_assert_msg(memcmp(first[served], drifted[served], size[served]) != 0,
+                              "%s: the state does not change the output", served ? "served" : "local");
+                ck_assert_msg(memcmp(first[served], again[served], size[served]) == 0,
+                              "%s: not reset", served ? "served" : "local");
+        }
+        ck_assert_uint_eq(size[0], size[1]);
+        ck_assert_mem_eq(first[0], first[1], size[0]);
+        ck_assert_mem_eq(drifted[0], drifted[1], size[0]);
+        ck_assert_mem_eq(again[0], again[1], size[0]);
+        golden_manifest_free(man);
 }
 END_TEST
 
@@ -580,7 +639,6 @@ int main(int argc, char **argv) {
         tcase_add_test(tu, test_tflite_c_arrays);
         tcase_add_test(tu, test_tflite_c_caller_tensor_helpers);
         tcase_add_test(tu, test_tflite_c_no_daemon);
-        tcase_add_test(tu, test_tflite_c_app_custom_op_refused);
         suite_add_tcase(s, tu);
 
         tcase_set_timeout(tl, 600);
@@ -599,6 +657,7 @@ int main(int argc, char **argv) {
         tcase_add_test(ts, test_tflite_c_served_tensors_in_shared_memory);
         tcase_add_test(ts, test_tflite_c_errors_served);
         tcase_add_test(ts, test_tflite_c_resize_served);
+        tcase_add_test(ts, test_tflite_c_reset_variables_served);
         suite_add_tcase(s, ts);
 
         sr = srunner_create(s);

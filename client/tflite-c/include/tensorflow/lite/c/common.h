@@ -10,9 +10,9 @@
  * TfLiteInterpreterAllocateTensors(), ResizeInputTensor() and, for outputs
  * whose shape is known only when the model runs, after Invoke().
  *
- * TfLiteContext and TfLiteNode (the kernel API) are declared but not
- * defined: acceld does not run kernels an application supplies (see
- * docs/tflite-c.md).
+ * The kernel API (TfLiteRegistration, TfLiteContext, TfLiteNode) has 2.9's
+ * layouts too: the kernels an application registers for custom ops run in
+ * its process with them (docs/tflite-c.md, "Application kernels").
  */
 #ifndef TENSORFLOW_LITE_C_COMMON_H_
 #define TENSORFLOW_LITE_C_COMMON_H_
@@ -148,8 +148,27 @@ typedef struct TfLiteSparsity {
 struct TfLiteDelegate;
 struct TfLiteContext;
 struct TfLiteNode;
+struct TfLiteRegistration;
 typedef struct TfLiteContext TfLiteContext;
 typedef struct TfLiteNode TfLiteNode;
+
+/* An absent optional input in a node's inputs. */
+#define kTfLiteOptionalTensor (-1)
+
+/* Contexts a kernel may share with others (Eigen, gemmlowp, ...); acceld
+ * keeps none: GetExternalContext gives NULL. */
+typedef enum TfLiteExternalContextType {
+        kTfLiteEigenContext = 0,
+        kTfLiteGemmLowpContext = 1,
+        kTfLiteEdgeTpuContext = 2,
+        kTfLiteCpuBackendContext = 3,
+        kTfLiteMaxExternalContexts = 4,
+} TfLiteExternalContextType;
+
+typedef struct TfLiteExternalContext {
+        TfLiteExternalContextType type;
+        TfLiteStatus (*Refresh)(struct TfLiteContext *context);
+} TfLiteExternalContext;
 
 /* A tensor, with TensorFlow Lite 2.9's layout (112 bytes on LP64). */
 typedef struct TfLiteTensor {
@@ -190,9 +209,87 @@ TFL_CAPI_EXPORT TfLiteStatus TfLiteTensorCopy(const TfLiteTensor *src, TfLiteTen
 /* Grow or shrink a kTfLiteDynamic tensor's bytes (others: no-op). */
 TFL_CAPI_EXPORT void TfLiteTensorRealloc(size_t num_bytes, TfLiteTensor *tensor);
 
-/* A kernel registration (TensorFlow Lite 2.9's layout). Accepted by the
- * options so that programs link and run; see docs/tflite-c.md for what
- * acceld does with it. */
+/* A node of the graph as a kernel sees it (2.9's layout, 80 bytes on
+ * LP64). Index arrays are the interpreter's; custom_initial_data is the
+ * op's custom options from the model, byte for byte. */
+typedef struct TfLiteNode {
+        TfLiteIntArray *inputs;
+        TfLiteIntArray *outputs;
+        TfLiteIntArray *intermediates;
+        TfLiteIntArray *temporaries;
+        void *user_data;                /* what the registration's init returned */
+        void *builtin_data;             /* NULL for custom ops */
+        const void *custom_initial_data;
+        int custom_initial_data_size;
+        struct TfLiteDelegate *delegate;
+        bool might_have_side_effect;
+} TfLiteNode;
+
+/* A tensor reduced to what evaluation needs (GetEvalTensor). */
+typedef struct TfLiteEvalTensor {
+        TfLitePtrUnion data;
+        TfLiteIntArray *dims;
+        TfLiteType type;
+} TfLiteEvalTensor;
+
+/* What a delegate partition covers (PreviewDelegatePartitioning). */
+typedef struct TfLiteDelegateParams {
+        struct TfLiteDelegate *delegate;
+        TfLiteIntArray *nodes_to_replace;
+        TfLiteIntArray *input_tensors;
+        TfLiteIntArray *output_tensors;
+} TfLiteDelegateParams;
+
+/* The interpreter as a kernel sees it (2.9's layout, 184 bytes on LP64).
+ * acceld fills every function: the ones delegates use
+ * (ReplaceNodeSubsetsWithDelegateKernels, PreviewDelegatePartitioning,
+ * AddTensors) report that acceld does not offer them and fail. */
+typedef struct TfLiteContext {
+        size_t tensors_size;
+        TfLiteStatus (*GetExecutionPlan)(struct TfLiteContext *context, TfLiteIntArray **execution_plan);
+        TfLiteTensor *tensors;
+        void *impl_;
+        /* Takes ownership of new_size. */
+        TfLiteStatus (*ResizeTensor)(struct TfLiteContext *context, TfLiteTensor *tensor,
+                                     TfLiteIntArray *new_size);
+        void (*ReportError)(struct TfLiteContext *context, const char *msg, ...);
+        TfLiteStatus (*AddTensors)(struct TfLiteContext *context, int tensors_to_add, int *first_new_tensor_index);
+        TfLiteStatus (*GetNodeAndRegistration)(struct TfLiteContext *context, int node_index, TfLiteNode **node,
+                                               struct TfLiteRegistration **registration);
+        TfLiteStatus (*ReplaceNodeSubsetsWithDelegateKernels)(struct TfLiteContext *context,
+                                                              struct TfLiteRegistration registration,
+                                                              const TfLiteIntArray *nodes_to_replace,
+                                                              struct TfLiteDelegate *delegate);
+        int recommended_num_threads;
+        TfLiteExternalContext *(*GetExternalContext)(struct TfLiteContext *context, TfLiteExternalContextType type);
+        void (*SetExternalContext)(struct TfLiteContext *context, TfLiteExternalContextType type,
+                                   TfLiteExternalContext *external);
+        bool allow_fp32_relax_to_fp16;
+        void *profiler;
+        /* Memory that lives as long as the interpreter. */
+        void *(*AllocatePersistentBuffer)(struct TfLiteContext *context, size_t bytes);
+        TfLiteStatus (*AllocateBufferForEval)(struct TfLiteContext *context, size_t bytes, void **ptr);
+        /* Scratch: requested in prepare, fetched in invoke. */
+        TfLiteStatus (*RequestScratchBufferInArena)(struct TfLiteContext *context, size_t bytes, int *buffer_idx);
+        void *(*GetScratchBuffer)(struct TfLiteContext *context, int buffer_idx);
+        /* Like ResizeTensor, from a plain array (not taken). */
+        TfLiteStatus (*ResizeTensorExplicit)(struct TfLiteContext *context, TfLiteTensor *tensor, int dims,
+                                             const int *shape);
+        TfLiteStatus (*PreviewDelegatePartitioning)(struct TfLiteContext *context,
+                                                    const TfLiteIntArray *nodes_to_replace,
+                                                    TfLiteDelegateParams **partition_params_array,
+                                                    int *num_partitions);
+        TfLiteTensor *(*GetTensor)(const struct TfLiteContext *context, int tensor_idx);
+        TfLiteEvalTensor *(*GetEvalTensor)(const struct TfLiteContext *context, int tensor_idx);
+        /* The model's metadata buffer called `name` (valid as long as the
+         * interpreter); kTfLiteError when there is none. */
+        TfLiteStatus (*GetModelMetadata)(const struct TfLiteContext *context, const char *name, const char **ptr,
+                                         size_t *bytes);
+} TfLiteContext;
+
+/* A kernel registration (TensorFlow Lite 2.9's layout, 64 bytes on LP64).
+ * Custom ops registered by the application run with it in the
+ * application's process; builtin ones are acceld's (docs/tflite-c.md). */
 typedef struct TfLiteRegistration {
         void *(*init)(TfLiteContext *context, const char *buffer, size_t length);
         void (*free)(TfLiteContext *context, void *buffer);
