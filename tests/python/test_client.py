@@ -37,6 +37,8 @@ def test_status(daemon):
     assert set(s) == set(ref)
     assert s["pid"] == daemon.proc.pid and s["socket_path"] == daemon.socket
     assert s["connections"] >= 1
+    assert set(s["refusals"]) == set(ref["refusals"]) and set(s["cpu"]) == set(ref["cpu"])
+    assert s["cpu"]["budget"] == ref["cpu"]["budget"] >= 1
 
 
 def test_supported_operations_and_models(daemon, model):
