@@ -912,8 +912,10 @@ static void lstm_step_int(const lstm_data_t *d, rt_tensor_t **t, int32_t n_batch
         /* CalculateLstmOutputInteger8x8_16. */
         /* TFLite's ApplyTanh writes nothing for integer bits outside 0..6
          * (the unscaled case, cell scale 0); its hidden multiplier is 0
-         * there, so s0's values do not matter. */
-        if (!d->unscaled)
+         * there, so s0's values do not matter (zeros, not stale scratch). */
+        if (d->unscaled)
+                memset(s0, 0, n * sizeof(*s0));
+        else
                 for (size_t i = 0; i < n; i++)
                         s0[i] = f16_tanh(c[i], 15 + d->cell_scale);
         for (size_t i = 0; i < n; i++) {
