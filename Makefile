@@ -1,6 +1,7 @@
 # Thin wrapper over meson. The two set-up commands of the README:
 #   make run    build, start acceld on ./var/acceld.sock and show it serving
-#   make test   build and run the whole test suite
+#   make test   build and run the whole test suite (fetching native TensorFlow
+#               Lite for the differential tests when npm reaches its registry)
 BUILD ?= build
 MESON_OPTS ?=
 
@@ -21,7 +22,16 @@ build: deps $(BUILD)/build.ninja
 run: build
 	./scripts/run-demo.sh $(BUILD)
 
+# The differential tests (tests/difftest) compare with native TensorFlow
+# Lite 2.9: fetched once from the npm registry into bench/out/ when npm
+# reaches it (a later run reuses the download); without it they SKIP and the
+# rest of the suite runs as usual.
 test: build
+	@if lib=$$(timeout 300 bench/fetch-native-tflite.sh 2>/dev/null); then \
+		echo "make test: native TensorFlow Lite for the differential tests: $$lib"; \
+	else \
+		echo "make test: native TensorFlow Lite not fetched (npm or its registry unreachable): the differential tests will SKIP"; \
+	fi
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 
 # Second pass under AddressSanitizer + UndefinedBehaviorSanitizer.

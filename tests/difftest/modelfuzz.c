@@ -32,10 +32,12 @@
  *
  *   modelfuzz [--lib PATH] [--seed S] [--variants N] [--seconds S]
  *             [--models A,B,...] [--drivers ref,xnnpack] [--save DIR]
- *             [--model NAME --variant SEED] [--quiet]
+ *             [--model NAME --variant SEED [--trace]] [--quiet]
  *
  * A mismatch prints its reproducer ("modelfuzz --model M --variant 0x..."),
- * and with --save the variant's .tflite and inputs are kept. Like difftest,
+ * and with --save the variant's .tflite and inputs are kept; --trace runs
+ * that variant op by op (each op's output made the model's output) and says
+ * where it first departs from TFLite (--drivers ref or xnnpack). Like difftest,
  * ACCELD_DIFFTEST_SEED is added to --seed. Exit: 0 no mismatch, 1
  * mismatches, 2 usage, 77 native TFLite or ../shared absent.
  */
@@ -463,6 +465,7 @@ static bool output_ok(const golden_tensor_t *gt, golden_tol_kind_t kind, double 
 
 typedef struct mf_stats {
         uint64_t variants, refused, tflite_crashed, compared[2], mismatched[2], our_errors[2];
+        uint64_t second_oracle;  /* XNNPACK variants that matched TFLite's XNNPACK delegate only */
 } mf_stats_t;
 
 static int model_open(const golden_model_t *g, mf_model_t *ret) {
@@ -524,6 +527,36 @@ static void variant_save(const char *dir, const mf_model_t *src, const mf_varian
         }
 }
 
+/* Our XNNPACK outputs against TFLite's XNNPACK delegate: with its default
+ * flags (float ops, as difftest's second oracle), then with the 8-bit
+ * quantized ops too (QS8, QU8; TFLite 2.9 refuses some models that way).
+ * Overwrites shm (the builtin kernels' outputs are no longer needed). */
+static bool second_oracle(dt_native_t *nat, const mf_model_t *src, const mf_variant_t *v, uint8_t *shm,
+                          void *const *got, const size_t *got_sizes, char *why, size_t why_size) {
+        static const uint32_t flags[2] = { 0, DT_NATIVE_XNNPACK_QS8 | DT_NATIVE_XNNPACK_QU8 };
+        if (dt_native_use_xnnpack(nat, true) < 0)
+                return false;
+        bool ok = false;
+        for (int f = 0; f < 2 && !ok; f++) {
+                dt_native_xnnpack_flags(nat, flags[f]);
+                size_t want_sizes[MF_MAX_IO] = { 0 };
+                char err[256], msg[512] = "";
+                int r = native_run(nat, src, v, shm, want_sizes, err, sizeof(err));
+                ok = r == 0;
+                for (size_t o = 0; ok && o < src->g->n_outputs; o++)
+                        ok = output_ok(&src->g->outputs[o], GOLDEN_TOL_ACCELERATED, src->out_max[o], got[o],
+                                       got_sizes[o], native_out(src, shm, o), want_sizes[o], msg, sizeof(msg));
+                if (!ok) {
+                        size_t len = strlen(why);
+                        snprintf(why + len, why_size - len, "; TFLite's XNNPACK delegate (flags %u): %s",
+                                 (unsigned) flags[f], r == 0 ? msg : err);
+                }
+        }
+        (void) dt_native_use_xnnpack(nat, false);
+        dt_native_xnnpack_flags(nat, 0);
+        return ok;
+}
+
 /* One variant; returns how many drivers mismatched. */
 static int variant_run(dt_native_t *nat, const mf_model_t *src, uint64_t seed, const bool drivers[2],
                        const char *save, uint8_t *shm, mf_stats_t *st) {
@@ -563,6 +596,14 @@ static int variant_run(dt_native_t *nat, const mf_model_t *src, uint64_t seed, c
                         ok = output_ok(&src->g->outputs[o], d ? GOLDEN_TOL_ACCELERATED : GOLDEN_TOL_REFERENCE,
                                src->out_max[o], got[o],
                                        got_sizes[o], native_out(src, shm, o), want_sizes[o], msg, sizeof(msg));
+                /* Second oracle of the XNNPACK driver, as in difftest: TFLite
+                 * with its own XNNPACK delegate, quantized ops included (the
+                 * upstream accelerated path: XNNPACK rounds each quantized op
+                 * its own way, and a network compounds it). */
+                if (!ok && r == 0 && d == 1 && second_oracle(nat, src, &v, shm, got, got_sizes, msg, sizeof(msg))) {
+                        st->second_oracle++;
+                        ok = true;
+                }
                 st->compared[d]++;
                 if (!ok) {
                         st->mismatched[d]++;
@@ -578,6 +619,97 @@ static int variant_run(dt_native_t *nat, const mf_model_t *src, uint64_t seed, c
         return bad;
 }
 
+/* --trace: where a mismatching variant first departs from TFLite. Each op's
+ * first output in turn becomes the model's first output (the outputs vector
+ * is patched in place: TFLite and we keep graph outputs alive to the end),
+ * and TFLite's value is compared with ours byte for byte. The first op that
+ * differs while its inputs do not is the one to look at. */
+static void trace_compare(const rt_model_tensor_t *t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn,
+                          char *msg, size_t msg_size) {
+        if (an != bn) {
+                snprintf(msg, msg_size, "sizes %zu vs %zu", an, bn);
+                return;
+        }
+        size_t differ = 0, at = 0;
+        double max = 0;
+        size_t es = rt_type_size(t->type) ? rt_type_size(t->type) : 1;
+        for (size_t i = 0; i < an / es; i++) {
+                if (memcmp(a + i * es, b + i * es, es) == 0)
+                        continue;
+                double d = 0;
+                if (t->type == RT_TYPE_FLOAT32)
+                        d = fabs((double) get_f32(a + 4 * i) - (double) get_f32(b + 4 * i));
+                else if (t->type == RT_TYPE_INT8)
+                        d = abs((int8_t) a[i] - (int8_t) b[i]);
+                else if (t->type == RT_TYPE_UINT8)
+                        d = abs(a[i] - b[i]);
+                if (differ++ == 0 || d > max)
+                        max = d, at = i;
+        }
+        if (!differ)
+                snprintf(msg, msg_size, "same");
+        else if (t->type == RT_TYPE_FLOAT32)
+                snprintf(msg, msg_size, "%zu of %zu differ, max %g at %zu (ours %.9g, TFLite %.9g)", differ, an / es,
+                         max, at, (double) get_f32(a + 4 * at), (double) get_f32(b + 4 * at));
+        else
+                snprintf(msg, msg_size, "%zu of %zu differ, max %g at %zu", differ, an / es, max, at);
+}
+
+static int variant_trace(dt_native_t *nat, const mf_model_t *src, uint64_t seed, bool xnnpack) {
+        mf_variant_t v;
+        int r = variant_make(src, seed, &v);
+        rt_model_t *m = NULL;
+        char err[512];
+        if (r == 0)
+                r = rt_model_load_buffer(v.bytes, src->size, false, &m, err, sizeof(err));
+        if (r < 0) {
+                variant_done(&v);
+                return r;
+        }
+        fbt_table_t sgt = fbt_vector_table(fbt_root(v.bytes, src->size),
+                                           fbt_vector(fbt_root(v.bytes, src->size), RT__MODEL_SUBGRAPHS, 4), 0);
+        fbt_vec_t outs = fbt_vector(sgt, RT__SUBGRAPH_OUTPUTS, 4);
+        const rt_model_subgraph_t *sg = &m->subgraphs[0];
+        uint8_t *patched = aligned_alloc(16, (src->size + 15) / 16 * 16);
+        if (!patched || outs.n == 0) {
+                free(patched);
+                rt_model_free(m);
+                variant_done(&v);
+                return -EINVAL;
+        }
+        size_t out_at = (size_t) (outs.data - v.bytes);
+        for (int32_t o = 0; o < sg->n_ops; o++) {
+                const rt_model_op_t *op = &sg->ops[o];
+                if (op->n_outputs < 1 || op->outputs[0] < 0)
+                        continue;
+                int32_t ti = op->outputs[0];
+                memcpy(patched, v.bytes, src->size);
+                memcpy(patched + out_at, &ti, 4);
+                mf_variant_t pv = v;
+                pv.bytes = patched;
+                void *nat_out[MF_MAX_IO] = { 0 }, *our_out[MF_MAX_IO] = { 0 };
+                size_t nat_sizes[MF_MAX_IO] = { 0 }, our_sizes[MF_MAX_IO] = { 0 };
+                char e[256] = "", msg[800] = "";
+                int rn = dt_native_run(nat, patched, src->size, (void *const *) v.in, src->in_size,
+                                       (int) src->g->n_inputs, nat_out, nat_sizes, MF_MAX_IO, e, sizeof(e));
+                int ro = ours_run(src, &pv, xnnpack, our_out, our_sizes, err, sizeof(err));
+                if (rn < 1 || ro < 0)
+                        snprintf(msg, sizeof(msg), "not run (TFLite %d, ours %d: %s)", rn, ro, ro < 0 ? err : e);
+                else
+                        trace_compare(&sg->tensors[ti], our_out[0], our_sizes[0], nat_out[0], nat_sizes[0], msg,
+                                      sizeof(msg));
+                printf("op %d %s -> tensor %d %s (%s): %s\n", o,
+                       op->custom_code ? op->custom_code : rt_op_name(op->builtin_code), ti,
+                       sg->tensors[ti].name, rt_type_name(sg->tensors[ti].type), msg);
+                for (int i = 0; i < MF_MAX_IO; i++)
+                        free(our_out[i]), free(nat_out[i]);
+        }
+        free(patched);
+        rt_model_free(m);
+        variant_done(&v);
+        return 0;
+}
+
 /* Every name passes when no list was given. */
 static bool in_list(const char *list, const char *name) {
         return !list || dt_name_listed(list, name);
@@ -589,7 +721,7 @@ int main(int argc, char **argv) {
         uint64_t seed = 1, one_variant = 0;
         long variants = -1;
         double seconds = 0;
-        bool quiet = false, have_variant = false;
+        bool quiet = false, have_variant = false, trace = false;
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (strcmp(a, name) == 0 && v && (i++, true))
@@ -613,10 +745,12 @@ int main(int argc, char **argv) {
                         one_variant = strtoull(v, NULL, 0), have_variant = true;
                 else if (strcmp(a, "--quiet") == 0)
                         quiet = true;
+                else if (strcmp(a, "--trace") == 0)
+                        trace = true;
                 else {
                         fprintf(stderr, "usage: modelfuzz [--lib PATH] [--seed S] [--variants N] [--seconds S]\n"
                                         "                 [--models A,B,...] [--drivers ref,xnnpack] [--save DIR]\n"
-                                        "                 [--model NAME --variant SEED] [--quiet]\n");
+                                        "                 [--model NAME --variant SEED [--trace]] [--quiet]\n");
                         return 2;
                 }
 #undef ARG
@@ -662,10 +796,15 @@ int main(int argc, char **argv) {
                 rc = 2;
                 goto out;
         }
+        if (have_variant && trace) {
+                rc = variant_trace(nat, &pool[0], one_variant, drivers[1] && !drivers[0]) < 0 ? 1 : 0;
+                goto out;
+        }
         if (have_variant) {
                 rc = variant_run(nat, &pool[0], one_variant, drivers, save, shm, &st) ? 1 : 0;
-                printf("variant %s 0x%016" PRIx64 ": %s\n", pool[0].g->name, one_variant,
-                       st.refused ? "refused by TFLite" : rc ? "MISMATCH" : "match");
+                printf("variant %s 0x%016" PRIx64 ": %s%s\n", pool[0].g->name, one_variant,
+                       st.refused ? "refused by TFLite" : rc ? "MISMATCH" : "match",
+                       st.second_oracle ? " (XNNPACK: TFLite's XNNPACK delegate)" : "");
                 goto out;
         }
         if (variants < 0 && seconds <= 0)
@@ -688,6 +827,9 @@ int main(int argc, char **argv) {
                "; mismatches: reference %" PRIu64 ", xnnpack %" PRIu64 "; %.1f s\n",
                st.variants, st.refused, st.tflite_crashed, st.compared[0], st.compared[1], st.mismatched[0],
                st.mismatched[1], now_s() - t0);
+        if (st.second_oracle)
+                printf("modelfuzz: %" PRIu64 " XNNPACK variants matched TFLite with its XNNPACK delegate, not its "
+                       "builtin kernels\n", st.second_oracle);
         rc = st.mismatched[0] || st.mismatched[1] ? 1 : 0;
 out:
         if (shm != MAP_FAILED)

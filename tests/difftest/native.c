@@ -42,6 +42,7 @@ struct dt_native {
         void (*xnn_delete)(void *delegate);
         void (*options_add_delegate)(TfLiteInterpreterOptions *o, void *delegate);
         bool use_xnnpack;
+        uint32_t xnnpack_flags;
         /* The error log of the current run. */
         char log[512];
         size_t log_len;
@@ -107,6 +108,10 @@ int dt_native_use_xnnpack(dt_native_t *n, bool on) {
         return 0;
 }
 
+void dt_native_xnnpack_flags(dt_native_t *n, uint32_t flags) {
+        n->xnnpack_flags = flags;
+}
+
 void dt_native_close(dt_native_t *n) {
         if (!n)
                 return;
@@ -152,7 +157,8 @@ int dt_native_run(dt_native_t *n, const void *model, size_t size, void *const *i
         n->options_set_error_reporter(o, reporter, n);
         if (n->use_xnnpack) {
                 /* TfLiteXNNPackDelegateOptions of 2.9: num_threads, flags (0:
-                 * float ops only), weights cache; zero padding beyond. */
+                 * float ops only; 1 QS8, 2 QU8), weights cache; zero padding
+                 * beyond. */
                 struct {
                         int32_t num_threads;
                         uint32_t flags;
@@ -161,6 +167,7 @@ int dt_native_run(dt_native_t *n, const void *model, size_t size, void *const *i
                 } xo;
                 memset(&xo, 0, sizeof(xo));
                 xo.num_threads = 1;
+                xo.flags = n->xnnpack_flags;
                 stage = "XNNPACK delegate";
                 delegate = n->xnn_create(&xo);
                 if (!delegate)

@@ -31,6 +31,13 @@ const char *dt_native_version(const dt_native_t *n);
  * library has no XNNPACK delegate. */
 int dt_native_use_xnnpack(dt_native_t *n, bool on);
 
+/* The delegate's flags (TFLITE_XNNPACK_DELEGATE_FLAG_*: 1 QS8, 2 QU8, i.e.
+ * also the signed / unsigned 8-bit quantized ops); 0, the default, is
+ * float ops only. */
+#define DT_NATIVE_XNNPACK_QS8 1u
+#define DT_NATIVE_XNNPACK_QU8 2u
+void dt_native_xnnpack_flags(dt_native_t *n, uint32_t flags);
+
 /*
  * Build an interpreter for `model` (1 thread), copy inputs[i] in, invoke
  * once and return malloc'ed copies of every output in outs[i] (sizes in

@@ -118,6 +118,25 @@ static int conv_prepare(rt_context_t *ctx, rt_node_t *node) {
         return rt_ctx_resize(ctx, node, 0, 4, dims);
 }
 
+/* One output pixel: TFLite's GEMM has one column (rt_conv__gemv_add), over
+ * the im2col row (ky, kx, c) with zeros where the window leaves the input. */
+static float conv_float_gemv(const geom_t *g, const float *x, const float *f, int32_t y0, int32_t x0, int32_t oc) {
+        rt_conv_gemv_t acc;
+        rt_conv__gemv_start(&acc, g->kh * g->kw * g->c);
+        for (int32_t fy = 0; fy < g->kh; fy++) {
+                const int32_t iy = y0 + fy * g->dh;
+                for (int32_t fx = 0; fx < g->kw; fx++) {
+                        const int32_t ix = x0 + fx * g->dw;
+                        const bool in = iy >= 0 && iy < g->h && ix >= 0 && ix < g->w;
+                        const float *xp = in ? x + ((size_t) iy * g->w + ix) * g->c : NULL;
+                        const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
+                        for (int32_t ic = 0; ic < g->c; ic++)
+                                rt_conv__gemv_add(&acc, (in ? xp[ic] : 0.0f) * fp[ic]);
+                }
+        }
+        return rt_conv__gemv_end(&acc);
+}
+
 /* Float accumulation in filter order (ky, kx, c), as TFLite's im2col + GEMM
  * sums each output: this reproduces its results bit for bit on small
  * convolutions, which matters when a hybrid layer re-quantizes the result
@@ -131,6 +150,11 @@ static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x,
                 float *yp = y + (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;
                 for (int32_t oc = 0; oc < g->oc; oc++) {
                         float acc = 0.0f;
+                        if (g->n * g->oh * g->ow == 1) {
+                                yp[oc] = ku_act_f32(conv_float_gemv(g, x, f, y0, x0, oc) + rt_conv__bias_f(bias, oc),
+                                                    d->f_min, d->f_max);
+                                continue;
+                        }
                         for (int32_t fy = 0; fy < g->kh; fy++) {
                                 const int32_t iy = y0 + fy * g->dh;
                                 if (iy < 0 || iy >= g->h)

@@ -136,8 +136,16 @@ static void fc_float(const rt_conv_data_t *d, int32_t batch, int32_t units, int3
                 for (int32_t u = 0; u < units; u++) {
                         const float *fr = f + (size_t) u * depth;
                         float acc = 0.0f;
-                        for (int32_t k = 0; k < depth; k++)
-                                acc += xr[k] * fr[k];
+                        if (batch == 1) {
+                                rt_conv_gemv_t g;
+                                rt_conv__gemv_start(&g, depth);
+                                for (int32_t k = 0; k < depth; k++)
+                                        rt_conv__gemv_add(&g, xr[k] * fr[k]);
+                                acc = rt_conv__gemv_end(&g);
+                        } else {
+                                for (int32_t k = 0; k < depth; k++)
+                                        acc += xr[k] * fr[k];
+                        }
                         y[(size_t) b * units + u] =
                                 ku_act_f32(acc + rt_conv__bias_f(bias, u), d->f_min, d->f_max);
                 }

@@ -47,6 +47,7 @@ typedef struct lstm_data {
         int proj_b, hidden_b;
         int32_t hidden_zp;
         int32_t cell_scale;        /* log2 of the cell state scale */
+        bool unscaled;             /* cell scale not a power of two: TFLite's zero parameters */
         int16_t quantized_cell_clip;
         int8_t quantized_proj_clip;
         int32_t *proj_bias;        /* hidden zp * row sums + projection bias (n_output) */
@@ -301,11 +302,23 @@ static int lstm_prepare_integer(rt_context_t *ctx, rt_node_t *node, const rt_lst
         inter_scale[4] = ctx->tensors[node->intermediates[4]].scale;
         const int32_t hidden_zp = ctx->tensors[node->intermediates[4]].zero_point;
 
+        /* TFLite 2.9's PopulateQuantizedLstmParams8x8_16 stops at its
+         * TF_LITE_ENSURE(CheckedLog2(cell scale)) when the cell state scale
+         * is not a power of two, and its Prepare drops the returned error:
+         * the clips above are set, and every multiplier, shift, the cell
+         * scale, the hidden zero point and the variance guards stay 0 (the
+         * OpData is value-initialized). The model then runs with all gate
+         * products scaled to 0 and a hidden state of 0; the zero point times
+         * weight sums are computed as usual. Follow that (issue 25). LSTM
+         * (lstm.cc) also ensures a cell scale of at most 2^-9 there, with the
+         * same outcome; UNIDIRECTIONAL_SEQUENCE_LSTM has that check
+         * commented out. */
         int32_t cell_scale;
-        if (!lstm_checked_log2(cs->scale, &cell_scale))
-                return rt_ctx_error(ctx, "LSTM: cell state scale %g is not a power of two", (double) cs->scale);
-        d->cell_scale = cell_scale;
-        if (15 + cell_scale < 0 || 15 + cell_scale > 6)
+        const bool unscaled = !lstm_checked_log2(cs->scale, &cell_scale) ||
+                              (node->op == RT_OP_LSTM && cell_scale > -9);
+        d->unscaled = unscaled;
+        d->cell_scale = unscaled ? 0 : cell_scale;
+        if (!unscaled && (15 + cell_scale < 0 || 15 + cell_scale > 6))
                 return rt_ctx_error(ctx, "LSTM: cell state scale 2^%d is out of range", cell_scale);
 
         /* Effective scales, in float as TFLite computes them. */
@@ -331,12 +344,14 @@ static int lstm_prepare_integer(rt_context_t *ctx, rt_node_t *node, const rt_lst
                         eff_cell = (float) (pow(2.0, cell_scale) * (double) lstm_scale(t[cell_w[g]]) /
                                             (double) inter_scale[g]);
                 float ln_scale = (ln && (g != GATE_INPUT || !cifg)) ? lstm_scale(t[ln_w[g]]) : 1.0f;
-                ku_quantize_multiplier((double) eff_in, &q->in_a, &q->in_b);
-                ku_quantize_multiplier((double) eff_rec, &q->rec_a, &q->rec_b);
-                ku_quantize_multiplier((double) eff_cell, &q->cell_a, &q->cell_b);
-                ku_quantize_multiplier((double) ln_scale, &q->ln_a, &q->ln_b);
-                int32_t guard = (int32_t) (10000.0f * ln_scale);
-                q->variance_guard = guard < 1 ? 1 : guard;
+                if (!unscaled) {
+                        ku_quantize_multiplier((double) eff_in, &q->in_a, &q->in_b);
+                        ku_quantize_multiplier((double) eff_rec, &q->rec_a, &q->rec_b);
+                        ku_quantize_multiplier((double) eff_cell, &q->cell_a, &q->cell_b);
+                        ku_quantize_multiplier((double) ln_scale, &q->ln_a, &q->ln_b);
+                        int32_t guard = (int32_t) (10000.0f * ln_scale);
+                        q->variance_guard = guard < 1 ? 1 : guard;
+                }
                 if (g == GATE_INPUT && cifg)
                         continue;
                 /* The zero-point sums are taken from the weights here: a
@@ -351,11 +366,15 @@ static int lstm_prepare_integer(rt_context_t *ctx, rt_node_t *node, const rt_lst
         }
         float eff_hidden = (float) (pow(2.0, -15) / (double) inter_scale[4] * pow(2.0, -15));
         float eff_proj = lstm_scale(t[RT_LSTM_PROJECTION_W]) * inter_scale[4] / os_scale;
-        ku_quantize_multiplier((double) eff_proj, &d->proj_a, &d->proj_b);
-        ku_quantize_multiplier((double) eff_hidden, &d->hidden_a, &d->hidden_b);
-        d->hidden_zp = hidden_zp;
+        if (!unscaled) {
+                ku_quantize_multiplier((double) eff_proj, &d->proj_a, &d->proj_b);
+                ku_quantize_multiplier((double) eff_hidden, &d->hidden_a, &d->hidden_b);
+                d->hidden_zp = hidden_zp;
+        }
         if (proj) {
-                d->proj_bias = lstm_zp_bias(t[RT_LSTM_PROJECTION_W], t[RT_LSTM_PROJECTION_BIAS], d->hidden_zp);
+                /* The projection's zero point term takes the intermediate's
+                 * zero point itself (PopulatePrecomputedZPTimesWeightsWithBias). */
+                d->proj_bias = lstm_zp_bias(t[RT_LSTM_PROJECTION_W], t[RT_LSTM_PROJECTION_BIAS], hidden_zp);
                 if (!d->proj_bias)
                         return -ENOMEM;
         }
@@ -896,8 +915,14 @@ static void lstm_step_int(const lstm_data_t *d, rt_tensor_t **t, int32_t n_batch
                       B32(RT_LSTM_OUTPUT_GATE_BIAS), n_batch, n_input, n_output, n_cell, true, s3);
 
         /* CalculateLstmOutputInteger8x8_16. */
-        for (size_t i = 0; i < n; i++)
-                s0[i] = f16_tanh(c[i], 15 + d->cell_scale);
+        /* TFLite's ApplyTanh writes nothing for integer bits outside 0..6
+         * (the unscaled case, cell scale 0); its hidden multiplier is 0
+         * there, so s0's values do not matter (zeros, not stale scratch). */
+        if (d->unscaled)
+                memset(s0, 0, n * sizeof(*s0));
+        else
+                for (size_t i = 0; i < n; i++)
+                        s0[i] = f16_tanh(c[i], 15 + d->cell_scale);
         for (size_t i = 0; i < n; i++) {
                 int32_t v = (int32_t) s3[i] * s0[i];
                 v = ku_mul_by_qmul(v, d->hidden_a, d->hidden_b);

@@ -33,6 +33,34 @@ START_TEST(test_conv2d_float_3x3_valid) {
 }
 END_TEST
 
+/* One output pixel: TFLite 2.9 sums as Eigen's SSE matrix x vector product
+ * (four lanes, (l0 + l2) + (l1 + l3), then the tail). Native TFLite gives
+ * 3 + 0.5 for 1e8 + 1 - 1e8 + 1 + 1 + bias 0.5 in a 1x1 conv (a running sum
+ * gives 2 + 0.5), and 2 + 0.5 when the same five terms sit at im2col
+ * positions 20..24 of a 3x3 SAME window (the padding zeros before them
+ * count: term 24 joins lane 0 and is lost in 1e8). */
+START_TEST(test_conv2d_float_one_pixel_sums_as_tflite_gemv) {
+        for (int k = 1; k <= 3; k += 2) {
+                kh_t h;
+                kh_init(&h);
+                const float x[5] = { 1, 1, 1, 1, 1 };
+                float f[45] = { 0 };
+                const float taps[5] = { 1e8f, 1, -1e8f, 1, 1 };
+                memcpy(f + (k == 3 ? 20 : 0), taps, sizeof(taps));
+                const float bias[1] = { 0.5f };
+                int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 4, (int32_t[]) { 1, 1, 1, 5 }, x);
+                int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 4, (int32_t[]) { 1, k, k, 5 }, f);
+                int32_t b = kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]) { 1 }, bias);
+                int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                rt_conv_params_t p = params(RT_PADDING_SAME, 1, 1, RT_ACT_NONE);
+                ck_assert_int_eq(kh_run(&h, &rt_kernel_conv_2d, &p, (int32_t[]) { in, w, b }, 3,
+                                        (int32_t[]) { out }, 1), 0);
+                ck_assert_float_eq(((float *) h.tensors[out].data)[0], k == 1 ? 3.5f : 2.5f);
+                kh_done(&h);
+        }
+}
+END_TEST
+
 /* All-ones 5x5 input and 3x3 filter, SAME, stride 2: each output counts the
  * taps inside the image (pad 1 on each side). */
 START_TEST(test_conv2d_float_same_stride2) {
@@ -505,6 +533,7 @@ static Suite *conv2d_suite(void) {
         Suite *s = suite_create("conv2d");
         TCase *tc = tcase_create("conv2d");
         tcase_add_test(tc, test_conv2d_float_3x3_valid);
+        tcase_add_test(tc, test_conv2d_float_one_pixel_sums_as_tflite_gemv);
         tcase_add_test(tc, test_conv2d_float_same_stride2);
         tcase_add_test(tc, test_conv2d_float_dilation2);
         tcase_add_test(tc, test_conv2d_float_activations);

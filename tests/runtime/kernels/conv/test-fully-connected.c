@@ -33,6 +33,26 @@ START_TEST(test_fc_float_basic) {
 }
 END_TEST
 
+/* One batch row: TFLite 2.9 sums as Eigen's SSE matrix x vector product
+ * (lanes j % 4, (l0 + l2) + (l1 + l3), then the tail): native TFLite gives
+ * 3 for 1e8 + 1 - 1e8 + 1 + 1, a running sum 2. Two rows keep the running
+ * sum (TFLite's GEMM path; its order there is not reproduced). */
+START_TEST(test_fc_float_one_row_sums_as_tflite_gemv) {
+        kh_t h;
+        kh_init(&h);
+        const float x[5] = { 1, 1, 1, 1, 1 };
+        const float f[5] = { 1e8f, 1, -1e8f, 1, 1 };
+        int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 5 }, x);
+        int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, 5 }, f);
+        int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+        rt_fc_params_t p = params(RT_ACT_NONE, false);
+        ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, -1 }, 3,
+                                (int32_t[]) { out }, 1), 0);
+        ck_assert_float_eq(((float *) h.tensors[out].data)[0], 3.0f);
+        kh_done(&h);
+}
+END_TEST
+
 /* keep_num_dims keeps [1,2,3] -> [1,2,units]; without it the batch is
  * flattened to [2,units]. Bias absent. */
 START_TEST(test_fc_keep_num_dims_and_no_bias) {
@@ -310,6 +330,7 @@ static Suite *fc_suite(void) {
         Suite *s = suite_create("fully_connected");
         TCase *tc = tcase_create("fully_connected");
         tcase_add_test(tc, test_fc_float_basic);
+        tcase_add_test(tc, test_fc_float_one_row_sums_as_tflite_gemv);
         tcase_add_test(tc, test_fc_keep_num_dims_and_no_bias);
         tcase_add_test(tc, test_fc_float_activations);
         tcase_add_test(tc, test_fc_int8);
