@@ -40,8 +40,8 @@ mkdir -p "$var"
 
 # --config /dev/null: the demo uses the built-in defaults, not an installed
 # /etc/acceld/acceld.conf. The state directory is given as an absolute
-# path: acceld's benchmark workers cannot enter their sandbox with a
-# relative one (they fail "no state directory in $ACCELD_SANDBOX_STATE_DIR").
+# path (acceld resolves a relative one against its start directory too:
+# its benchmark workers enter their sandbox by absolute path).
 "$acceld" --foreground --config /dev/null --socket "$sock" --state-dir "$PWD/${var#./}" &
 pid=$!
 

@@ -647,6 +647,21 @@ int daemon_config_resolve_paths(daemon_config_t *c, uid_t uid) {
                                 return r;
                 }
         }
+        /* A relative state directory is resolved once, against the working
+         * directory acceld starts in: benchmark workers and driver hosts
+         * enter it from their sandbox, which takes absolute paths only. */
+        if (c->state_dir[0] != '/') {
+                char *cwd = getcwd(NULL, 0), *abs = NULL;
+
+                if (!cwd)
+                        return -errno;
+                r = join_path(&abs, cwd, c->state_dir);
+                free(cwd);
+                if (r < 0)
+                        return r;
+                free(c->state_dir);
+                c->state_dir = abs;
+        }
         return 0;
 }
 

@@ -290,6 +290,19 @@ START_TEST(test_config_resolve_paths_root_and_user) {
         ck_assert_int_eq(daemon_config_resolve_paths(&u, 1000), 0);
         ck_assert_str_eq(u.state_dir, "/srv/s");
         daemon_config_done(&u);
+
+        /* a relative state directory becomes absolute, from the working
+         * directory at start (the sandbox of workers and hosts needs it) */
+        daemon_config_init(&u);
+        ck_assert_int_eq(daemon_config_set(&u, "state_dir", "var/state"), 0);
+        ck_assert_int_eq(daemon_config_resolve_paths(&u, 1000), 0);
+        char *cwd = getcwd(NULL, 0), *want = NULL;
+        ck_assert_ptr_nonnull(cwd);
+        ck_assert_int_ge(asprintf(&want, "%s/var/state", cwd), 0);
+        ck_assert_str_eq(u.state_dir, want);
+        free(want);
+        free(cwd);
+        daemon_config_done(&u);
         ck_assert_int_eq(unsetenv("RUNTIME_DIRECTORY"), 0);
         ck_assert_int_eq(unsetenv("STATE_DIRECTORY"), 0);
 }
