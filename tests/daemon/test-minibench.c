@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,45 +21,14 @@
 #include <sqlite3.h>
 
 #include "accel/accel.h"
-#include "harness.h"
+#include "harness-faulty.h"
 #include "ipc.h"
 #include "service.pb-c.h"
 #include "tflite-builder.h"
 
-static char plugin_env[600];
-static const char *const envs[] = { plugin_env, NULL };
-
-#define FAULTY(mode) "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"" mode "\"}}"
-
-/* y = a + b on float[1,4]: every node runs on the faulty driver. */
-static char *write_add_model(const harness_daemon_t *d) {
-        tfb_t *b = tfb_new();
-        int32_t a = tfb_tensor(b, RT_TYPE_FLOAT32, "a", 2, TFB_DIMS(1, 4));
-        int32_t c = tfb_tensor(b, RT_TYPE_FLOAT32, "b", 2, TFB_DIMS(1, 4));
-        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 2, TFB_DIMS(1, 4));
-        uint8_t *bytes;
-        size_t size;
-        char *path;
-        FILE *f;
-
-        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = TFB_IDS(a, c),
-                                    .n_inputs = 2, .outputs = TFB_IDS(y), .n_outputs = 1 });
-        tfb_io(b, TFB_IDS(a, c), 2, TFB_IDS(y), 1);
-        bytes = tfb_finish(b, &size);
-        tfb_free(b);
-        ck_assert_ptr_nonnull(bytes);
-        ck_assert_int_gt(asprintf(&path, "%s/add.tflite", d->dir), 0);
-        f = fopen(path, "we");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_uint_eq(fwrite(bytes, 1, size, f), size);
-        ck_assert_int_eq(fclose(f), 0);
-        free(bytes);
-        return path;
-}
-
 static void up(harness_daemon_t *d) {
         harness_prepare(d);
-        harness_start(d, NULL, envs, -1);
+        harness_start(d, NULL, harness_faulty_env(), -1);
         harness_wait_ready(d, d->sock);
 }
 
@@ -133,7 +101,7 @@ START_TEST(test_minibench_faulty_modes_caught) {
         char *model;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         c = client(&d);
         p = wait_run(c, start(c, model, cands, 6, 3000));
         ck_assert_uint_eq(p->n_candidates, 6);
@@ -197,7 +165,7 @@ START_TEST(test_minibench_crashed_twice_not_retried) {
         char *model;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         c = client(&d);
         for (int i = 0; i < 2; i++) {
                 p = wait_run(c, start(c, model, cands, 1, 5000));
@@ -231,7 +199,7 @@ START_TEST(test_minibench_kill9_reported_after_restart) {
         bool running = false;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         c = client(&d);
         run = start(c, model, cands, 1, 30000);
         for (int i = 0; i < 300 && !running; i++) {
@@ -251,7 +219,7 @@ START_TEST(test_minibench_kill9_reported_after_restart) {
         (void) accel_disconnect(c);
         (void) harness_signal_and_wait(&d, SIGKILL);
 
-        harness_start(&d, NULL, envs, -1);
+        harness_start(&d, NULL, harness_faulty_env(), -1);
         harness_wait_ready(&d, d.sock);
         c = client(&d);
         f.model_sha256 = sha;
@@ -288,7 +256,7 @@ START_TEST(test_minibench_export_appends_logged) {
         char *model;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         c = client(&d);
         p = wait_run(c, start(c, model, cands, 1, 10000));
         ck_assert_int_eq(p->candidates[0].ok, 1);
@@ -323,7 +291,7 @@ START_TEST(test_minibench_accelctl_json) {
         char *model;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         {
                 const char *const argv[] = { harness_accelctl(), "--socket", d.sock, "bench", model, "--candidate",
                                              "{}", "--candidate", FAULTY("wrong-outputs"), "--runs", "3", "--json",
@@ -468,7 +436,7 @@ START_TEST(test_minibench_old_schema_migrates) {
         sqlite3_finalize(st);
         sqlite3_close(db);
 
-        harness_start(&d, NULL, envs, -1);
+        harness_start(&d, NULL, harness_faulty_env(), -1);
         harness_wait_ready(&d, d.sock);
         c = client(&d);
         ck_assert_msg(accel_bench_events(c, NULL, &v, &n) == 0, "%s", accel_last_error());
@@ -546,7 +514,7 @@ START_TEST(test_minibench_prepare_uses_decision) {
         char *model, *key;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         /* No decision yet: the daemon's default. */
         key = prepare_key(&d, model, 3);
         ck_assert_ptr_null(strstr(key, "delegate=NONE;"));
@@ -614,7 +582,7 @@ START_TEST(test_minibench_pruned_recorded) {
         int rows = 0;
 
         up(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         c = client(&d);
         p = wait_run(c, start_runs(c, model, cands, 3, 8));
         ck_assert_str_eq(find(p, "slow")->state, "done");
@@ -681,10 +649,10 @@ START_TEST(test_minibench_budget_bounds_search) {
         size_t runs = 0;
 
         harness_prepare(&d);
-        harness_start(&d, args, envs, -1);
+        harness_start(&d, args, harness_faulty_env(), -1);
         harness_wait_ready(&d, d.sock);
         {
-                char *model = write_add_model(&d);
+                char *model = harness_faulty_add_model(&d);
 
                 c = client(&d);
                 p = wait_run(c, start_runs(c, model, cands, 3, 8));
@@ -757,7 +725,7 @@ START_TEST(test_minibench_generated_follow_model) {
         cpus = CPU_COUNT(&set);
         up(&d);
         c = client(&d);
-        model = write_add_model(&d);
+        model = harness_faulty_add_model(&d);
         p = wait_run(c, start_runs(c, model, NULL, 0, 3));
         free(model);
         for (int t = 1; t <= cpus; t++) {
@@ -823,16 +791,10 @@ static Suite *minibench_suite(void) {
 int main(int argc, char **argv) {
         SRunner *sr;
         int failed;
-        char *copy;
 
         harness_init(argc, argv);
-        if (argc < 4) {
-                fprintf(stderr, "usage: %s ACCELD ACCELCTL FAULTY_PLUGIN\n", argv[0]);
+        if (!harness_faulty_init(argc, argv))
                 return 77;
-        }
-        copy = strdup(argv[3]);
-        (void) snprintf(plugin_env, sizeof(plugin_env), "ACCELD_PLUGIN_DIR=%s", dirname(copy));
-        free(copy);
         sr = srunner_create(minibench_suite());
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);
