@@ -11,7 +11,9 @@
 # of libtensorflowlite_c.so on stdout. Reuses an earlier download. Needs npm
 # and access to the npm registry; x86-64 Linux only.
 #
-# A benchmark aid only: never run by the build, CI or the tests.
+# Used by benchmarks and by `make test` and .ci/run, which fetch it for the
+# differential tests (difftest, modelfuzz) and go on without it (those tests
+# then SKIP) when npm or its registry cannot be reached.
 set -eu
 
 pkg=tfjs-tflite-node
