@@ -62,6 +62,7 @@ typedef struct object {
         const char *kind;  /* a kernel's string literal */
         int32_t id;
         void *obj;
+        size_t size;  /* as asked for (what the object holds beyond it is the kernel's) */
         void (*destroy)(void *obj);
 } object_t;
 
@@ -679,14 +680,15 @@ static void *host_resource_object(void *user, const char *kind, int32_t id, size
         void *obj = calloc(1, size);
         if (!obj)
                 return NULL;
-        v[it->n_objects++] = (struct object) { kind, id, obj, destroy };
+        v[it->n_objects++] = (struct object) { kind, id, obj, size, destroy };
         return obj;
 }
 
 /* ---- per-client state ---- */
 
 /* Whether running the model keeps anything between invokes: variable
- * tensors, resource variables, hash tables or CALL_ONCE. */
+ * tensors, resource variables, hash tables, CALL_ONCE or the position of
+ * a random op's generator. */
 static bool model_has_state(const rt_model_t *m) {
         for (int32_t s = 0; s < m->n_subgraphs; s++) {
                 const rt_model_subgraph_t *sg = &m->subgraphs[s];
@@ -701,6 +703,9 @@ static bool model_has_state(const rt_model_t *m) {
                         case RT_BUILTIN_CALL_ONCE:
                         case RT_BUILTIN_HASHTABLE:
                         case RT_BUILTIN_HASHTABLE_IMPORT:
+                        case RT_BUILTIN_RANDOM_UNIFORM:
+                        case RT_BUILTIN_RANDOM_STANDARD_NORMAL:
+                        case RT_BUILTIN_MULTINOMIAL:
                                 return true;
                         default:
                                 break;
@@ -747,6 +752,8 @@ size_t rt_interp_state_bytes(const rt_interp_state_t *st) {
                 n += rt_exec_vars_bytes(&st->vars[s]);
         for (int32_t i = 0; i < st->n_resources; i++)
                 n += st->resources[i].cap;
+        for (size_t i = 0; i < st->n_objects; i++)
+                n += st->objects[i].size;
         return n;
 }
 

@@ -371,7 +371,7 @@ void rt_interp_state_reset(rt_interp_state_t *st);
  */
 int rt_interp_state_swap(rt_interp_t *it, rt_interp_state_t *st);
 
-/* Bytes a state holds (variable tensors and resource variables). */
+/* Bytes a state holds (variable tensors, resource variables, kernels' objects). */
 size_t rt_interp_state_bytes(const rt_interp_state_t *st);
 
 /* Bytes of the tensor arena planned by the last allocate (0 before). */

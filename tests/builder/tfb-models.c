@@ -110,6 +110,29 @@ uint8_t *tfb_model_counter(size_t *ret_size) {
         return bytes;
 }
 
+uint8_t *tfb_model_random(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        const int32_t four[1] = { 4 };
+        const tfb_option_t su[] = { TFB_OPT_I64(0, 5), TFB_OPT_I64(1, 7) };
+        const tfb_option_t sn[] = { TFB_OPT_I64(0, 11), TFB_OPT_I64(1, 13) };
+        int32_t x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 1, TFB_DIMS(4));
+        int32_t shape = tfb_tensor_const(b, RT_TYPE_INT32, "shape", 1, TFB_DIMS(1), four, sizeof(four));
+        int32_t u = tfb_tensor(b, RT_TYPE_FLOAT32, "u", 1, TFB_DIMS(4));
+        int32_t n = tfb_tensor(b, RT_TYPE_FLOAT32, "n", 1, TFB_DIMS(4));
+        int32_t xu = tfb_tensor(b, RT_TYPE_FLOAT32, "xu", 1, TFB_DIMS(4));
+        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 1, TFB_DIMS(4));
+        op(b, RT_BUILTIN_RANDOM_UNIFORM, RT_OPTIONS_RANDOM, su, 2, TFB_IDS(shape), 1, TFB_IDS(u), 1);
+        op(b, RT_BUILTIN_RANDOM_STANDARD_NORMAL, RT_OPTIONS_RANDOM, sn, 2, TFB_IDS(shape), 1, TFB_IDS(n), 1);
+        op(b, RT_BUILTIN_ADD, RT_OPTIONS_ADD, NULL, 0, TFB_IDS(x, u), 2, TFB_IDS(xu), 1);
+        op(b, RT_BUILTIN_ADD, RT_OPTIONS_ADD, NULL, 0, TFB_IDS(xu, n), 2, TFB_IDS(y), 1);
+        tfb_io(b, TFB_IDS(x), 1, TFB_IDS(y), 1);
+        uint8_t *bytes = tfb_finish(b, ret_size);
+        tfb_free(b);
+        return bytes;
+}
+
 uint8_t *tfb_model_lstm(size_t *ret_size) {
         enum { T = 2, I = 3, C = 4 };
         tfb_t *b = tfb_new();

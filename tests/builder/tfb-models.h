@@ -34,6 +34,14 @@ uint8_t *tfb_model_affine(size_t *ret_size);
 uint8_t *tfb_model_counter(size_t *ret_size);
 
 /*
+ * random: y = x + RANDOM_UNIFORM([4]) + RANDOM_STANDARD_NORMAL([4]) on
+ * float32[4], both keyed by fixed seeds (5, 7) and (11, 13): each invoke
+ * draws the next values of the ops' Philox streams, so two interpreters
+ * started alike give the same sequence of outputs.
+ */
+uint8_t *tfb_model_random(size_t *ret_size);
+
+/*
  * A float UNIDIRECTIONAL_SEQUENCE_LSTM whose output and cell states are
  * variable tensors: in[1, 2, 3] (batch, time, input) -> out[1, 2, 4],
  * 4 cells, no peephole, projection or CIFG, tanh; fixed small weights.

@@ -18,7 +18,8 @@
  * cumulative sum (in double) of exp(logit - max) over finite logits.
  *
  * The generator is seeded in prepare from RandomOptions: (seed, seed2),
- * or fresh random seeds when both are 0; it lives in the node's user data.
+ * or fresh random seeds when both are 0; its position is per running state
+ * (generator() below).
  */
 #include <float.h>
 #include <math.h>
@@ -134,8 +135,8 @@ static void random_free(rt_context_t *ctx, void *data) {
         free(data);
 }
 
-/* TFLite InitializeOpData. */
-static void seed_generator(rt_node_t *node) {
+/* TFLite InitializeOpData: the node's seeds, or fresh ones when both are 0. */
+static void seed_philox(const rt_node_t *node, rt_philox_t *g) {
         const rt_random_params_t *p = node->params;
         uint64_t seed = (uint64_t) p->seed, seed2 = (uint64_t) p->seed2;
         if (seed == 0 && seed2 == 0) {
@@ -143,13 +144,49 @@ static void seed_generator(rt_node_t *node) {
                 if (getrandom(s, sizeof(s), 0) != (ssize_t) sizeof(s)) {
                         struct timespec ts;
                         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-                        s[0] = (uint64_t) ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t) (uintptr_t) node;
+                        s[0] = (uint64_t) ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t) (uintptr_t) g;
                         s[1] = (uint64_t) ts.tv_sec ^ 0xBB67AE8584CAA73Bull;
                 }
                 seed = s[0];
                 seed2 = s[1];
         }
-        rt_misc__philox_seed(node->user_data, seed, seed2);
+        rt_misc__philox_seed(g, seed, seed2);
+}
+
+/*
+ * The generator's position is state, like a variable tensor's value: it
+ * lives in the running state's objects (rt_ctx_resource_object(), keyed by
+ * the node's output tensor), so every client of a shared interpreter draws
+ * its own stream (rt_interp_state_swap() brings its generators along), as
+ * from a private interpreter. A state that has not run the node yet gets a
+ * generator seeded as prepare seeds one. Contexts without objects use the
+ * node's own (node->user_data).
+ */
+typedef struct random_gen {
+        bool seeded;
+        rt_philox_t g;
+} random_gen_t;
+
+static rt_philox_t *generator(rt_context_t *ctx, rt_node_t *node) {
+        random_gen_t *r = rt_ctx_resource_object(ctx, "philox", node->outputs[0], sizeof(random_gen_t), NULL);
+        if (!r)
+                return node->user_data;
+        if (!r->seeded) {
+                seed_philox(node, &r->g);
+                r->seeded = true;
+        }
+        return &r->g;
+}
+
+/* Prepare (re)seeds, as TFLite's Prepare does: the node's own generator and
+ * the running state's. */
+static void seed_generator(rt_context_t *ctx, rt_node_t *node) {
+        seed_philox(node, node->user_data);
+        random_gen_t *r = rt_ctx_resource_object(ctx, "philox", node->outputs[0], sizeof(random_gen_t), NULL);
+        if (r) {
+                r->g = *(const rt_philox_t *) node->user_data;
+                r->seeded = true;
+        }
 }
 
 static int check_common(rt_context_t *ctx, rt_node_t *node, int32_t n_in) {
@@ -193,7 +230,7 @@ static int random_prepare(rt_context_t *ctx, rt_node_t *node) {
                 return rt_ctx_error(ctx, "%s: shape must be 1-D, got rank %d", op, shape->rank);
         if (out->type != RT_TYPE_FLOAT32)
                 return rt_misc__unsupported(ctx, op, "output", out);
-        seed_generator(node);
+        seed_generator(ctx, node);
         if (!rt_misc_known(shape))
                 return rt_misc_set_dynamic(ctx, node, 0);
         int32_t rank, dims[RT_MAX_RANK];
@@ -215,7 +252,7 @@ static int random_invoke(rt_context_t *ctx, rt_node_t *node) {
                 if (r < 0)
                         return r;
         }
-        rt_philox_t *g = node->user_data;
+        rt_philox_t *g = generator(ctx, node);
         const bool normal = node->op == RT_OP_RANDOM_STANDARD_NORMAL;
         const size_t n = rt_tensor_count(out);
         float *y = out->data;
@@ -278,7 +315,7 @@ static int multinomial_prepare(rt_context_t *ctx, rt_node_t *node) {
                 return rt_ctx_error(ctx, MN_OP ": num_samples must be an int32 scalar");
         if (out->type != RT_TYPE_INT32 && out->type != RT_TYPE_INT64)
                 return rt_misc__unsupported(ctx, MN_OP, "output", out);
-        seed_generator(node);
+        seed_generator(ctx, node);
         if (!rt_misc_known(num))
                 return rt_misc_set_dynamic(ctx, node, 0);
         int64_t n = 0;
@@ -315,7 +352,7 @@ static int multinomial_invoke(rt_context_t *ctx, rt_node_t *node) {
         _cleanup_free_ double *cdf = malloc(sizeof(double) * (size_t) classes);
         if (!cdf)
                 return -ENOMEM;
-        rt_philox_t *g = node->user_data;
+        rt_philox_t *g = generator(ctx, node);
         rt_philox_t copy = *g;
         rt_misc__philox_skip(g, (uint64_t) batch * (uint64_t) ((n + 3) / 4 * 4) * 2 * 256);
         uint32_t words[4];

@@ -248,6 +248,49 @@ START_TEST(test_state_reset_variables) {
 }
 END_TEST
 
+/* Random ops: each client draws its own Philox stream, the one a private
+ * interpreter gives, wherever it runs; the interpreter's own stream goes on
+ * undisturbed in between. */
+START_TEST(test_state_random_streams_per_client) {
+        loaded_t l;
+        load_bytes(&l, tfb_model_random);
+        ck_assert(!interleave(l.m, false, true));
+
+        /* Two clients on one interpreter: with their states both get the
+         * first draw, then each its second; the interpreter's own state
+         * (a third party) was not moved by them. */
+        _cleanup_(rt_interp_freep) rt_interp_t *priv = interp(l.m, false), *it = interp(l.m, false);
+        uint8_t *want[3];
+        size_t n, m;
+        for (int k = 0; k < 3; k++) {
+                run(priv, 0, 0);
+                want[k] = outputs(priv, &n);
+        }
+        ck_assert(memcmp(want[0], want[1], n) != 0);
+        _cleanup_(rt_interp_state_freep) rt_interp_state_t *a = rt_interp_state_new(), *b = rt_interp_state_new();
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        const struct { rt_interp_state_t *st; int draw; } seq[] = { { a, 0 }, { b, 0 }, { NULL, 0 }, { a, 1 },
+                                                                    { b, 1 }, { NULL, 1 }, { a, 2 } };
+        for (size_t k = 0; k < sizeof(seq) / sizeof(seq[0]); k++) {
+                if (seq[k].st)
+                        ck_assert_int_eq(rt_interp_state_swap(it, seq[k].st), 0);
+                run(it, 0, 0);
+                uint8_t *got = outputs(it, &m);
+                if (seq[k].st)
+                        ck_assert_int_eq(rt_interp_state_swap(it, seq[k].st), 0);
+                ck_assert_uint_eq(m, n);
+                ck_assert_msg(memcmp(got, want[seq[k].draw], n) == 0, "run %zu is not draw %d of its own stream", k,
+                              seq[k].draw);
+                free(got);
+        }
+        ck_assert_uint_gt(rt_interp_state_bytes(a), 0);
+        for (int k = 0; k < 3; k++)
+                free(want[k]);
+        loaded_done(&l);
+}
+END_TEST
+
 START_TEST(test_state_swap_errors) {
         loaded_t l, other;
         load_bytes(&l, tfb_model_lstm);
@@ -328,6 +371,7 @@ int main(void) {
         tcase_add_test(tc, test_state_counter_interleaved);
         tcase_add_test(tc, test_state_lstm_interleaved);
         tcase_add_test(tc, test_state_reset_variables);
+        tcase_add_test(tc, test_state_random_streams_per_client);
         tcase_add_test(tc, test_state_swap_errors);
         tcase_add_test(tc, test_state_stateless_model);
         tcase_add_loop_test(tc, test_state_shared_models_interleaved, 0,
