@@ -259,7 +259,7 @@ START_TEST(test_state_random_streams_per_client) {
         /* Two clients on one interpreter: with their states both get the
          * first draw, then each its second; the interpreter's own state
          * (a third party) was not moved by them. */
-        _cleanup_(rt_interp_freep) rt_interp_t *priv = interp(l.m, false), *it = interp(l.m, false);
+        rt_interp_t *priv = interp(l.m, false), *it = interp(l.m, false);
         uint8_t *want[3];
         size_t n, m;
         for (int k = 0; k < 3; k++) {
@@ -267,7 +267,7 @@ START_TEST(test_state_random_streams_per_client) {
                 want[k] = outputs(priv, &n);
         }
         ck_assert(memcmp(want[0], want[1], n) != 0);
-        _cleanup_(rt_interp_state_freep) rt_interp_state_t *a = rt_interp_state_new(), *b = rt_interp_state_new();
+        rt_interp_state_t *a = rt_interp_state_new(), *b = rt_interp_state_new();
         ck_assert_ptr_nonnull(a);
         ck_assert_ptr_nonnull(b);
         const struct { rt_interp_state_t *st; int draw; } seq[] = { { a, 0 }, { b, 0 }, { NULL, 0 }, { a, 1 },
@@ -287,6 +287,11 @@ START_TEST(test_state_random_streams_per_client) {
         ck_assert_uint_gt(rt_interp_state_bytes(a), 0);
         for (int k = 0; k < 3; k++)
                 free(want[k]);
+        /* States and interpreters go before the model they run. */
+        rt_interp_state_free(a);
+        rt_interp_state_free(b);
+        rt_interp_free(it);
+        rt_interp_free(priv);
         loaded_done(&l);
 }
 END_TEST
