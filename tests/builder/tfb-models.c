@@ -80,13 +80,12 @@ static void op(tfb_t *b, int32_t code, uint8_t options_type, const tfb_option_t 
                                     .options = opts, .n_options = n_opts });
 }
 
-uint8_t *tfb_model_counter(size_t *ret_size) {
-        tfb_t *b = tfb_new();
-        if (!b)
-                return NULL;
-        const tfb_option_t name[] = { TFB_OPT_STRING(0, "box"), TFB_OPT_STRING(1, "acc") };
-        const tfb_option_t init[] = { TFB_OPT_I32(0, 1) };
-        int32_t x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 1, TFB_DIMS(2));
+/* The counter's state, y = acc += x on float[2] (CALL_ONCE of subgraph 1,
+ * VAR_HANDLE "acc", READ_VARIABLE, ADD, ASSIGN_VARIABLE), in the current
+ * subgraph; returns y. */
+static int32_t counter_ops(tfb_t *b, int32_t x) {
+        static const tfb_option_t name[] = { TFB_OPT_STRING(0, "box"), TFB_OPT_STRING(1, "acc") };
+        static const tfb_option_t init[] = { TFB_OPT_I32(0, 1) };
         int32_t h = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
         int32_t v = tfb_tensor(b, RT_TYPE_FLOAT32, "v", 1, TFB_DIMS(2));
         int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 1, TFB_DIMS(2));
@@ -95,16 +94,30 @@ uint8_t *tfb_model_counter(size_t *ret_size) {
         op(b, RT_BUILTIN_READ_VARIABLE, RT_OPTIONS_READ_VARIABLE, NULL, 0, TFB_IDS(h), 1, TFB_IDS(v), 1);
         op(b, RT_BUILTIN_ADD, RT_OPTIONS_ADD, NULL, 0, TFB_IDS(v, x), 2, TFB_IDS(y), 1);
         op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h, y), 2, NULL, 0);
-        tfb_io(b, TFB_IDS(x), 1, TFB_IDS(y), 1);
+        return y;
+}
 
+/* The counter's init subgraph (1): acc = { 10, 20 }; selects subgraph 0 again. */
+static void counter_init_subgraph(tfb_t *b) {
+        static const tfb_option_t name[] = { TFB_OPT_STRING(0, "box"), TFB_OPT_STRING(1, "acc") };
+        static const float start[2] = { 10, 20 };
         tfb_subgraph_add(b, "init");
-        const float start[2] = { 10, 20 };
-        int32_t h1 = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
+        int32_t h = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
         int32_t c = tfb_tensor_const(b, RT_TYPE_FLOAT32, "start", 1, TFB_DIMS(2), start, sizeof(start));
-        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h1), 1);
-        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h1, c), 2, NULL, 0);
+        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h), 1);
+        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h, c), 2, NULL, 0);
         tfb_io(b, NULL, 0, NULL, 0);
         tfb_subgraph_select(b, 0);
+}
+
+uint8_t *tfb_model_counter(size_t *ret_size) {
+        tfb_t *b = tfb_new();
+        if (!b)
+                return NULL;
+        int32_t x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 1, TFB_DIMS(2));
+        int32_t y = counter_ops(b, x);
+        tfb_io(b, TFB_IDS(x), 1, TFB_IDS(y), 1);
+        counter_init_subgraph(b);
         uint8_t *bytes = tfb_finish(b, ret_size);
         tfb_free(b);
         return bytes;
@@ -212,31 +225,14 @@ uint8_t *tfb_model_counter_string(size_t *ret_size) {
         tfb_t *b = tfb_new();
         if (!b)
                 return NULL;
-        const tfb_option_t name[] = { TFB_OPT_STRING(0, "box"), TFB_OPT_STRING(1, "acc") };
-        const tfb_option_t init[] = { TFB_OPT_I32(0, 1) };
         int32_t x = tfb_tensor(b, RT_TYPE_FLOAT32, "x", 1, TFB_DIMS(2));
         int32_t s = tfb_tensor(b, RT_TYPE_STRING, "s", 1, TFB_DIMS(4));
         int32_t idx = tfb_tensor(b, RT_TYPE_INT32, "idx", 1, TFB_DIMS(2));
-        int32_t h = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
-        int32_t v = tfb_tensor(b, RT_TYPE_FLOAT32, "v", 1, TFB_DIMS(2));
-        int32_t y = tfb_tensor(b, RT_TYPE_FLOAT32, "y", 1, TFB_DIMS(2));
+        int32_t y = counter_ops(b, x);
         int32_t g = tfb_tensor(b, RT_TYPE_STRING, "g", 1, TFB_DIMS(2));
-        op(b, RT_BUILTIN_CALL_ONCE, RT_OPTIONS_CALL_ONCE, init, 1, NULL, 0, NULL, 0);
-        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h), 1);
-        op(b, RT_BUILTIN_READ_VARIABLE, RT_OPTIONS_READ_VARIABLE, NULL, 0, TFB_IDS(h), 1, TFB_IDS(v), 1);
-        op(b, RT_BUILTIN_ADD, RT_OPTIONS_ADD, NULL, 0, TFB_IDS(v, x), 2, TFB_IDS(y), 1);
-        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h, y), 2, NULL, 0);
         gather(b, s, idx, g);
         tfb_io(b, TFB_IDS(x, s, idx), 3, TFB_IDS(y, g), 2);
-
-        tfb_subgraph_add(b, "init");
-        const float start[2] = { 10, 20 };
-        int32_t h1 = tfb_tensor(b, RT_TYPE_RESOURCE, "h", 0, NULL);
-        int32_t c = tfb_tensor_const(b, RT_TYPE_FLOAT32, "start", 1, TFB_DIMS(2), start, sizeof(start));
-        op(b, RT_BUILTIN_VAR_HANDLE, RT_OPTIONS_VAR_HANDLE, name, 2, NULL, 0, TFB_IDS(h1), 1);
-        op(b, RT_BUILTIN_ASSIGN_VARIABLE, RT_OPTIONS_ASSIGN_VARIABLE, NULL, 0, TFB_IDS(h1, c), 2, NULL, 0);
-        tfb_io(b, NULL, 0, NULL, 0);
-        tfb_subgraph_select(b, 0);
+        counter_init_subgraph(b);
         uint8_t *bytes = tfb_finish(b, ret_size);
         tfb_free(b);
         return bytes;

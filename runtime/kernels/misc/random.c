@@ -167,8 +167,14 @@ typedef struct random_gen {
         rt_philox_t g;
 } random_gen_t;
 
+/* The running state's generator of `node`, made (unseeded) on first use;
+ * NULL in a context without objects. */
+static random_gen_t *state_gen(rt_context_t *ctx, const rt_node_t *node) {
+        return rt_ctx_resource_object(ctx, "philox", node->outputs[0], sizeof(random_gen_t), NULL);
+}
+
 static rt_philox_t *generator(rt_context_t *ctx, rt_node_t *node) {
-        random_gen_t *r = rt_ctx_resource_object(ctx, "philox", node->outputs[0], sizeof(random_gen_t), NULL);
+        random_gen_t *r = state_gen(ctx, node);
         if (!r)
                 return node->user_data;
         if (!r->seeded) {
@@ -182,7 +188,7 @@ static rt_philox_t *generator(rt_context_t *ctx, rt_node_t *node) {
  * the running state's. */
 static void seed_generator(rt_context_t *ctx, rt_node_t *node) {
         seed_philox(node, node->user_data);
-        random_gen_t *r = rt_ctx_resource_object(ctx, "philox", node->outputs[0], sizeof(random_gen_t), NULL);
+        random_gen_t *r = state_gen(ctx, node);
         if (r) {
                 r->g = *(const rt_philox_t *) node->user_data;
                 r->seeded = true;
