@@ -44,16 +44,12 @@ static json_object *serving_json(const struct accel_serving_status *v) {
         return o;
 }
 
-/* Refusals by limit, named as GetStatus names them. */
-#define REFUSALS(X) \
-        X(connections) X(fds) X(input_bytes) X(frames) X(models) X(buffer_bytes) X(queued_requests) \
-        X(output_bytes) X(cpu_waits) X(cpu_deadline_missed)
-
+/* Refusals by limit, named as GetStatus names them (ACCEL_REFUSALS_MAP). */
 static json_object *refusals_json(const struct accel_refusals *f) {
         json_object *o = json_object_new_object();
 
 #define REFUSAL_JSON(name) json_object_object_add(o, #name, json_object_new_uint64(f->name));
-        REFUSALS(REFUSAL_JSON)
+        ACCEL_REFUSALS_MAP(REFUSAL_JSON)
 #undef REFUSAL_JSON
         return o;
 }
@@ -66,7 +62,7 @@ static void refusals_line(const struct accel_refusals *f, char *buf, size_t size
 #define REFUSAL_LINE(name)                                                                              \
         if (f->name && n < size)                                                                        \
                 n += (size_t) snprintf(buf + n, size - n, "%s%" PRIu64 " " #name, n ? ", " : "", f->name);
-        REFUSALS(REFUSAL_LINE)
+        ACCEL_REFUSALS_MAP(REFUSAL_LINE)
 #undef REFUSAL_LINE
         if (!buf[0])
                 (void) snprintf(buf, size, "none");

@@ -128,6 +128,12 @@ typedef struct accel_capabilities {
         size_t n_backends;
 } accel_capabilities_t;
 
+/* The counters of accel_daemon_status_t.refusals, in order, for code that
+ * goes over all of them: ACCEL_REFUSALS_MAP(X) expands X(name) for each. */
+#define ACCEL_REFUSALS_MAP(X)                                                                           \
+        X(connections) X(fds) X(input_bytes) X(frames) X(models) X(buffer_bytes) X(queued_requests)     \
+        X(output_bytes) X(cpu_waits) X(cpu_deadline_missed)
+
 typedef struct accel_daemon_status {
         uint64_t uptime_us;
         uint32_t connections;           /* open now, this one included */

@@ -222,15 +222,16 @@ static PyObject *client_status(PyObject *self, PyObject *unused) {
         if (ret) {
                 const struct accel_refusals *f = &s->refusals;
                 PyObject *cpu = Py_BuildValue("{s:I,s:I}", "budget", s->cpu_budget, "in_use", s->cpu_in_use);
-                PyObject *rf = Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "connections",
-                                             (unsigned long long) f->connections, "fds", (unsigned long long) f->fds,
-                                             "input_bytes", (unsigned long long) f->input_bytes, "frames",
-                                             (unsigned long long) f->frames, "models", (unsigned long long) f->models,
-                                             "buffer_bytes", (unsigned long long) f->buffer_bytes, "queued_requests",
-                                             (unsigned long long) f->queued_requests, "output_bytes",
-                                             (unsigned long long) f->output_bytes, "cpu_waits",
-                                             (unsigned long long) f->cpu_waits, "cpu_deadline_missed",
-                                             (unsigned long long) f->cpu_deadline_missed);
+                PyObject *rf = PyDict_New();
+#define REFUSAL_ITEM(name)                                                                      \
+                if (rf) {                                                                       \
+                        PyObject *n = PyLong_FromUnsignedLongLong(f->name);                     \
+                        if (!n || PyDict_SetItemString(rf, #name, n) < 0)                       \
+                                Py_CLEAR(rf);                                                   \
+                        Py_XDECREF(n);                                                          \
+                }
+                ACCEL_REFUSALS_MAP(REFUSAL_ITEM)
+#undef REFUSAL_ITEM
                 if (!cpu || !rf || PyDict_SetItemString(ret, "cpu", cpu) < 0 ||
                     PyDict_SetItemString(ret, "refusals", rf) < 0)
                         Py_CLEAR(ret);
