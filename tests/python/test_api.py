@@ -221,8 +221,9 @@ def test_settings_forms_and_threads(daemon, model):
     assert "xnnpack" in {p["driver"] for p in threaded.execution_info()["partitions"]}
     with pytest.raises(ValueError, match="not JSON"):
         accel.Interpreter(model_path=path, socket=daemon.socket, settings="{nope")
-    with pytest.raises(ValueError, match="num_threads should be >= -1"):
-        accel.Interpreter(model_path=path, socket=daemon.socket, num_threads=-2)
+    for bad in (-1, 0):
+        with pytest.raises(ValueError, match="^num_threads should >= 1$"):
+            accel.Interpreter(model_path=path, socket=daemon.socket, num_threads=bad)
 
 
 def test_model_content_and_priority(daemon, model):

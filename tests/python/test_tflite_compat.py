@@ -88,12 +88,15 @@ def test_argument_checks(make, model):
     path = model("hello_world_float.tflite")
     with pytest.raises(ValueError, match="^type of num_threads should be int$"):
         make(path, num_threads="2")
-    with pytest.raises(ValueError, match="^num_threads should be >= -1$"):
-        make(path, num_threads=-2)
+    # The newest interpreter.py: below 1 is refused, -1 and 0 included.
+    for bad in (-2, -1, 0):
+        with pytest.raises(ValueError, match="^num_threads should >= 1$"):
+            make(path, num_threads=bad)
+    with pytest.raises(ValueError, match="^type of num_threads should be int$"):
+        make(path, num_threads=4.2)
     with pytest.raises(ValueError, match="^Unrecognized passed in op resolver type: 7$"):
         make(path, experimental_op_resolver_type=7)
-    make(path, num_threads=0).allocate_tensors()
-    make(path, num_threads=-1).allocate_tensors()
+    make(path, num_threads=1).allocate_tensors()
     with pytest.raises(ValueError, match="^`model_path` or `model_content` must be specified.$"):
         make()
     with pytest.raises(ValueError, match="^Can't both provide `model_path` and `model_content`$"):

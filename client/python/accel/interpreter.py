@@ -156,10 +156,8 @@ class Interpreter:
         if num_threads is not None:
             if not isinstance(num_threads, int):
                 raise ValueError("type of num_threads should be int")
-            if num_threads < -1:
-                raise ValueError("num_threads should be >= -1")
-            if num_threads == 0:
-                num_threads = 1
+            if num_threads < 1:
+                raise ValueError("num_threads should >= 1")
         if model_path and not model_content:
             model_path = os.fspath(model_path)
             if not os.path.isfile(model_path):
