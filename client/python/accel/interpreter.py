@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from . import _native
+from . import _native, _temporaries
 from ._errors import AccelError, DelegateUnavailable, InvalidArgument, LibraryUnavailable, Unsupported
 from ._details import STRING, decode_strings, dtype_of, encode_strings, tensor_details
 from .signature import SignatureRunner
@@ -223,6 +223,7 @@ class Interpreter:
         except AccelError as e:
             raise InvalidArgument(f"The model is not a valid Flatbuffer {'file' if model_path else 'buffer'}: "
                                   f"{e.message}", e.status, e.errno) from None
+        self._count_temporaries(resolver, num_threads)
         args = dict(path=model_path, content=model_content, socket=socket, priority=prio,
                     deadline_ms=deadline_ms or 0, local=self._local, preference=pref,
                     prepare_deadline_ms=prepare_deadline_ms or 0,
@@ -241,6 +242,39 @@ class Interpreter:
             self._where[t] = (_INPUT, i)
         self._allocated = False
         self._signature_defs = self.get_signature_list()
+
+    # ---- TFLite's tensor numbering ----
+
+    def _count_temporaries(self, resolver, num_threads):
+        """TFLite numbers its kernels' temporary tensors after the model's
+        (see _temporaries): how many per subgraph, at build and after the
+        first allocate_tensors()."""
+        if self._model_content is not None:
+            data = self._model_content
+        else:
+            with open(self._model_path, "rb") as f:
+                data = f.read()
+        kind = {OpResolverType.BUILTIN_REF: "ref",
+                OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES: "builtin"}.get(resolver, "default")
+        # tflite_runtime hands its interpreter num_threads or 1.
+        self._temporaries = _temporaries.count(data, self._info["graph_tensors"], kind, num_threads or 1)
+        self._prepared = False
+
+    def _num_tensors(self, subgraph_index):
+        """tflite_runtime's NumTensors(subgraph_index): the model's tensors
+        and the temporaries TFLite's kernels have added so far."""
+        init, prepare = self._temporaries[subgraph_index]
+        return len(self._info["graph_tensors"][subgraph_index]) + init + (prepare if self._prepared else 0)
+
+    def _check_index(self, tensor_index, subgraph_index):
+        """tensor_index as an int; ValueError with tflite_runtime's bounds
+        text beyond NumTensors, and True as second value for a temporary
+        (an index TFLite gives a kernel's scratch tensor)."""
+        n = self._num_tensors(subgraph_index)
+        if not isinstance(tensor_index, (int, np.integer)) or not 0 <= int(tensor_index) < n:
+            raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {n}")
+        t = int(tensor_index)
+        return t, t >= len(self._info["graph_tensors"][subgraph_index])
 
     # ---- memory safety ----
 
@@ -274,8 +308,10 @@ class Interpreter:
         subgraph_index = int(subgraph_index)
         self._check_subgraph(subgraph_index)
         tensors = self._info["graph_tensors"][subgraph_index]
-        if not 0 <= tensor_index < len(tensors):
-            raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {len(tensors)}")
+        tensor_index, temporary = self._check_index(tensor_index, subgraph_index)
+        if temporary:
+            # tflite_runtime's size query on a tensor nothing gave dims.
+            raise ValueError("Tensor with no shape found.")
         shape = None
         if subgraph_index == 0 and tensor_index in self._where:
             with self._lock:
@@ -295,13 +331,20 @@ class Interpreter:
         return [self._get_tensor_details(i, subgraph_index=0) for i in self._info["outputs"]]
 
     def get_tensor_details(self, subgraph_index=0):
-        """Details of every tensor of subgraph `subgraph_index`."""
+        """Details of every tensor of subgraph `subgraph_index` that has
+        them: as tflite_runtime, the indices of NumTensors() whose details
+        raise ValueError (kernels' temporaries) are left out."""
         n = self._info["subgraphs"]
         if subgraph_index < 0 or subgraph_index >= n:
             raise ValueError(f"subgraph_index is out of range: {subgraph_index} for the model, which has {n} "
                              f"subgraphs.")
-        return [self._get_tensor_details(i, subgraph_index)
-                for i in range(len(self._info["graph_tensors"][subgraph_index]))]
+        details = []
+        for i in range(self._num_tensors(subgraph_index)):
+            try:
+                details.append(self._get_tensor_details(i, subgraph_index))
+            except ValueError:
+                pass
+        return details
 
     def _get_op_details(self, op_index):
         """{'index', 'op_name', 'inputs', 'outputs' (int32 arrays of tensor
@@ -335,11 +378,14 @@ class Interpreter:
         return self._where[t]
 
     def _check_tensor_index(self, tensor_index):
-        """tensor_index as an int, or tflite_runtime's ValueError."""
-        n = len(self._info["tensors"])
-        if not isinstance(tensor_index, (int, np.integer)) or not 0 <= int(tensor_index) < n:
-            raise ValueError(f"Invalid tensor index {tensor_index} exceeds max tensor index {n}")
-        return int(tensor_index)
+        """tensor_index (subgraph 0) as an int, or tflite_runtime's
+        ValueError; a ValueError too for a kernel's temporary."""
+        t, temporary = self._check_index(tensor_index, 0)
+        if temporary:
+            raise ValueError(f"Tensor {t} is a temporary tensor of a TFLite kernel (TFLite numbers them after "
+                             f"the model's {len(self._info['tensors'])} tensors): accel's kernels keep their "
+                             f"scratch memory elsewhere, so it has no type, shape or data")
+        return t
 
     def _served_intermediate(self, t):
         info = self._info["tensors"][t]
@@ -400,6 +446,8 @@ class Interpreter:
             self._ensure_safe()
             self._native.allocate()
             self._allocated = True
+            # TFLite's kernels' Prepare has run: their temporaries exist.
+            self._prepared = True
 
     def resize_tensor_input(self, input_index, tensor_size, strict=False):
         """Give input `input_index` (a tensor index) a new shape; with
