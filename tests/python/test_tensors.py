@@ -138,8 +138,12 @@ def test_set_tensor_any_settable_tensor(make):
     with pytest.raises(ValueError, match=r"^Cannot set tensor: Dimension mismatch. Got 2 but expected 1 for "
                                          r"dimension 1 of input 9\.$"):
         it.set_tensor(OUTPUT, np.zeros((1, 2), np.float32))
-    with pytest.raises(ValueError, match="Invalid tensor index 10 exceeds max tensor index 10"):
+    # TFLite numbers the three FULLY_CONNECTED nodes' 18 temporaries after
+    # the model's 10 tensors: 10 is one of them, 28 is out of bounds.
+    with pytest.raises(ValueError, match="Tensor 10 is a temporary tensor of a TFLite kernel"):
         it.set_tensor(10, np.zeros((1, 1), np.float32))
+    with pytest.raises(ValueError, match="Invalid tensor index 28 exceeds max tensor index 28"):
+        it.set_tensor(28, np.zeros((1, 1), np.float32))
     with pytest.raises(ValueError, match="Invalid tensor index -1"):
         it.get_tensor(-1)
     # A preserving interpreter sets intermediates; invoke recomputes them.

@@ -114,18 +114,24 @@ class _Table:
 
 
 def _operators(buf):
-    """Per subgraph: [(op name or None, inputs, options table or None)]."""
+    """Per subgraph: [(op name or None, inputs, outputs, options table or
+    None)]."""
     model = _Table(buf, struct.unpack_from("<I", buf, 0)[0])
     names = []
     for code in model.tables(1):
         builtin = max(code.scalar(0, "<b", 0), code.scalar(3, "<i", 0))
-        names.append(code.string(1) if builtin == 32 else _CODES.get(builtin))  # 32: CUSTOM
+        if builtin == 32:  # CUSTOM
+            names.append(code.string(1))
+        elif builtin == 6:
+            names.append("DEQUANTIZE")
+        else:
+            names.append(_CODES.get(builtin))
     graphs = []
     for g in model.tables(2):
         ops = []
         for op in g.tables(3):
             k = op.scalar(0, "<I", 0)
-            ops.append((names[k] if k < len(names) else None, op.ints(1), op.table(4)))
+            ops.append((names[k] if k < len(names) else None, op.ints(1), op.ints(2), op.table(4)))
         graphs.append(ops)
     return graphs
 
@@ -162,7 +168,13 @@ def _conv2d(op_in, opts, tensors, resolver_ref, num_threads):
     return n
 
 
-def _prepare_count(name, op_in, opts, tensors, resolver, num_threads):
+def _static(t, tensors, dequantized):
+    """A constant, or a DEQUANTIZE of one (float16 or int8 weights that
+    XNNPACK unpacks once, as it does)."""
+    return tensors[t]["constant"] or t in dequantized
+
+
+def _prepare_count(name, op_in, opts, tensors, resolver, num_threads, dequantized):
     """Temporaries node `name` adds in Prepare, 0 when a default delegate
     takes it first."""
     ref = resolver == "ref"
@@ -175,7 +187,7 @@ def _prepare_count(name, op_in, opts, tensors, resolver, num_threads):
         if inp is None or flt is None:
             return 0
         hybrid = inp["type"] == _FLOAT32 and flt["type"] in (_UINT8, _INT8, _INT4)
-        if (resolver == "default" and not hybrid and flt["constant"]
+        if (resolver == "default" and not hybrid and _static(op_in[1], tensors, dequantized)
                 and inp["type"] in (_FLOAT32, _UINT8, _INT8)):
             return 0  # XNNPACK's
         if name == "CONV_2D":
@@ -221,12 +233,18 @@ def count(model_bytes, graph_tensors, resolver, num_threads):
         return [(0, 0) for _ in graph_tensors]
     out = []
     for s, tensors in enumerate(graph_tensors):
+        ops = graphs[s] if s < len(graphs) else []
+        if any(i >= len(tensors) for _, op_in, op_out, _ in ops for i in op_in + op_out):
+            out.append((0, 0))
+            continue
+        dequantized = {o for name, op_in, op_out, _ in ops if name == "DEQUANTIZE" and op_in
+                       and op_in[0] >= 0 and tensors[op_in[0]]["constant"] for o in op_out}
         init = prepare = 0
-        for name, op_in, opts in (graphs[s] if s < len(graphs) else []):
-            if name is None or any(i >= len(tensors) for i in op_in):
+        for name, op_in, _, opts in ops:
+            if name is None:
                 continue
             init += _init_count(name, op_in, opts)
             if name in PREPARE_OPS:
-                prepare += _prepare_count(name, op_in, opts, tensors, resolver, num_threads)
+                prepare += _prepare_count(name, op_in, opts, tensors, resolver, num_threads, dequantized)
         out.append((init, prepare))
     return out
