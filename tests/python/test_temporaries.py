@@ -7,6 +7,8 @@ them. accel follows the table of accel/_temporaries.py (TensorFlow's
 kernels' AddTensors calls). The counts below are worked out by hand from
 each model's operators; each runs served and in-process."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,79 @@ def test_detection_postprocess_counts_two(model):
     # decoded boxes and scores at Init: 176 + 2.
     it = accel.Interpreter(model_path=model("ssd_mobilenet_v1_coco_quant.tflite"), local=True)
     assert_numbering(it, 176, 178)
+
+
+# ---- against native TensorFlow Lite 2.9 (the oracle) ----
+
+def native_tensor_count(lib, path, last_op, threads):
+    """TFLite's tensor count after AllocateTensors, through its C API: the
+    model's last node (builtin `last_op`) is replaced by a kernel whose
+    Prepare reads TfLiteContext.tensors_size (its first field), so every
+    other node's Init and Prepare temporaries are counted. The C API applies
+    no default delegate: accel's BUILTIN_WITHOUT_DEFAULT_DELEGATES."""
+    import ctypes
+    prepare_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+    class Registration(ctypes.Structure):  # TfLiteRegistration, TFLite 2.9
+        _fields_ = [("init", ctypes.c_void_p), ("free", ctypes.c_void_p), ("prepare", prepare_t),
+                    ("invoke", ctypes.c_void_p), ("profiling_string", ctypes.c_void_p),
+                    ("builtin_code", ctypes.c_int32), ("custom_name", ctypes.c_char_p), ("version", ctypes.c_int),
+                    ("registration_external", ctypes.c_void_p)]
+
+    seen = []
+
+    def prepare(context, node):
+        seen.append(ctypes.c_size_t.from_address(context).value)
+        return 0
+
+    hook = prepare_t(prepare)
+    for f in ("TfLiteModelCreateFromFile", "TfLiteInterpreterOptionsCreate", "TfLiteInterpreterCreate"):
+        getattr(lib, f).restype = ctypes.c_void_p
+    vp = ctypes.c_void_p
+    model = lib.TfLiteModelCreateFromFile(path.encode())
+    options = lib.TfLiteInterpreterOptionsCreate()
+    reg = Registration(None, None, hook, None, None, last_op, None, 1, None)
+    lib.TfLiteInterpreterOptionsAddBuiltinOp(vp(options), last_op, ctypes.byref(reg), 1, 10)
+    lib.TfLiteInterpreterOptionsSetNumThreads(vp(options), threads)
+    interp = lib.TfLiteInterpreterCreate(vp(model), vp(options))
+    assert interp and lib.TfLiteInterpreterAllocateTensors(vp(interp)) == 0
+    lib.TfLiteInterpreterDelete(vp(interp))
+    lib.TfLiteInterpreterOptionsDelete(vp(options))
+    lib.TfLiteModelDelete(vp(model))
+    return seen[-1]
+
+
+@pytest.fixture(scope="module")
+def native_tflite():
+    import ctypes
+    path = os.environ.get("ACCELD_TFLITE_C_LIB", "")
+    if not os.path.isfile(path):
+        pytest.skip(f"native TensorFlow Lite 2.9 is missing ({path or 'ACCELD_TFLITE_C_LIB is not set'}): "
+                    f"bench/fetch-native-tflite.sh fetches it")
+    return ctypes.CDLL(path)
+
+
+SOFTMAX, LOGISTIC = 25, 14
+
+
+@pytest.mark.parametrize("name,last_op,threads,expected", [
+    ("magic_wand.tflite", SOFTMAX, 1, 16 + 12 + 1),         # FC, CONV_2D im2col
+    ("magic_wand.tflite", SOFTMAX, 2, 16 + 12 + 1),         # FC, CONV_2D HWCN weights
+    ("mobilenet_v1_0.25_224_float.tflite", SOFTMAX, 1, 88 + 1),   # the 3x3/2 conv's im2col
+    ("mobilenet_v1_0.25_224_float.tflite", SOFTMAX, 2, 88 + 15),  # HWCN weights for all 15 convs
+    ("mobilenet_v1_0.25_128_quant.tflite", SOFTMAX, 2, 89 + 1),   # uint8: im2col of the 3x3/2 conv
+    ("ssd_mobilenet_v1_coco_quant.tflite", LOGISTIC, 1, 176 + 2 + 5),  # post-process 2, im2col 5
+    ("keyword_scrambled.tflite", SOFTMAX, 1, 54 + 72),      # SVDF, FC
+    ("micro_speech_lstm.tflite", SOFTMAX, 1, 27 + 18),      # UNIDIRECTIONAL_SEQUENCE_LSTM, FC
+    ("dtln_noise_suppression.tflite", LOGISTIC, 1, 45 + 30),
+])
+def test_count_matches_native_tflite(make, model, native_tflite, name, last_op, threads, expected):
+    path = model(name)
+    assert native_tensor_count(native_tflite, path, last_op, threads) == expected
+    it = make(path, num_threads=threads,
+              experimental_op_resolver_type=accel.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    it.allocate_tensors()
+    with pytest.raises(ValueError, match=NO_SHAPE):
+        it._get_tensor_details(expected - 1, 0)
+    with pytest.raises(ValueError, match=bounds(expected, expected)):
+        it._get_tensor_details(expected, 0)
