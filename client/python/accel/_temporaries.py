@@ -224,13 +224,20 @@ def _init_count(name, op_in, opts):
 def count(model_bytes, graph_tensors, resolver, num_threads):
     """[(init, prepare)] per subgraph: the temporaries TFLite numbers after
     the subgraph's tensors when the interpreter is built and after its first
-    allocate_tensors(). `resolver` is "default" (AUTO/BUILTIN: XNNPACK
-    first), "ref" (BUILTIN_REF) or "builtin" (without default delegates);
-    `num_threads` what tflite_runtime gives its interpreter (1 when None)."""
-    try:
-        graphs = _operators(memoryview(model_bytes))
-    except (struct.error, IndexError, ValueError):
-        return [(0, 0) for _ in graph_tensors]
+    allocate_tensors(). `model_bytes` is the model (bytes or a mapping; not
+    kept), `graph_tensors` _native.model_info()'s tensors per subgraph,
+    `resolver` "default" (AUTO/BUILTIN: XNNPACK first), "ref" (BUILTIN_REF)
+    or "builtin" (without default delegates), `num_threads` what
+    tflite_runtime gives its interpreter (1 when None)."""
+    with memoryview(model_bytes) as buf:
+        try:
+            return _count(buf, graph_tensors, resolver, num_threads)
+        except (struct.error, IndexError, ValueError):
+            return [(0, 0) for _ in graph_tensors]
+
+
+def _count(buf, graph_tensors, resolver, num_threads):
+    graphs = _operators(buf)
     out = []
     for s, tensors in enumerate(graph_tensors):
         ops = graphs[s] if s < len(graphs) else []

@@ -13,6 +13,7 @@ Where TFLite versions differ, this follows the newest interpreter.py
 
 import enum
 import json
+import mmap
 import os
 import threading
 
@@ -249,15 +250,16 @@ class Interpreter:
         """TFLite numbers its kernels' temporary tensors after the model's
         (see _temporaries): how many per subgraph, at build and after the
         first allocate_tensors()."""
-        if self._model_content is not None:
-            data = self._model_content
-        else:
-            with open(self._model_path, "rb") as f:
-                data = f.read()
         kind = {OpResolverType.BUILTIN_REF: "ref",
                 OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES: "builtin"}.get(resolver, "default")
         # tflite_runtime hands its interpreter num_threads or 1.
-        self._temporaries = _temporaries.count(data, self._info["graph_tensors"], kind, num_threads or 1)
+        threads = num_threads or 1
+        if self._model_content is not None:
+            self._temporaries = _temporaries.count(self._model_content, self._info["graph_tensors"], kind, threads)
+        else:
+            # Read in place: only the operators' few bytes are touched.
+            with open(self._model_path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                self._temporaries = _temporaries.count(m, self._info["graph_tensors"], kind, threads)
         self._prepared = False
 
     def _num_tensors(self, subgraph_index):
