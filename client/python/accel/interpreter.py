@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """accel.Interpreter: tflite_runtime.interpreter.Interpreter, served by acceld.
 
-Tensor indices are the model's own (subgraph 0), as in tflite_runtime.
+Tensor indices are the model's own (subgraph 0), as in tflite_runtime,
+and the temporaries TFLite's kernels would add are numbered after them
+(_temporaries.py), as TFLite numbers them.
 Served, only the model's inputs and outputs live in memory this process
 shares with acceld; constants are read from the model. In-process
 (local=True, and every interpreter with experimental_preserve_all_tensors)
