@@ -456,6 +456,20 @@ ACCEL_EXPORT const char *accel_interp_partition_reason(const accel_interp_t *it,
  * (owned by it; "" before a prepare). */
 ACCEL_EXPORT const char *accel_interp_settings_key(const accel_interp_t *it);
 ACCEL_EXPORT const char *accel_interp_delegation_note(const accel_interp_t *it);
+/*
+ * Placement (docs/architecture.md, "Placement"): "client" when acceld
+ * placed the model in this process (its measured compute is so short that
+ * a request round trip would cost more than client_placement_max_overhead
+ * of it): libaccel then runs it here on acceld's runtime with the settings
+ * acceld chose, and tensors, resize, reset_variables, errors and timings
+ * behave as served (queue time 0). "daemon" otherwise. The reason is
+ * acceld's ("client: compute 6 us, round trip 80 us ..."); "" before a
+ * prepare or from an acceld without placement. ACCEL_PLACEMENT=daemon in
+ * the environment, or "placement": "daemon" in the settings JSON, keeps
+ * every model served.
+ */
+ACCEL_EXPORT const char *accel_interp_placement(const accel_interp_t *it);
+ACCEL_EXPORT const char *accel_interp_placement_reason(const accel_interp_t *it);
 
 ACCEL_EXPORT accel_type_t accel_tensor_type(const accel_tensor_t *t);
 ACCEL_EXPORT const char *accel_tensor_name(const accel_tensor_t *t);
