@@ -186,6 +186,16 @@ typedef struct accel_daemon_status {
         /* The CPU budget: threads acceld runs models on at once, and those
          * taken by invokes now. */
         uint32_t cpu_budget, cpu_in_use;
+        /* Placement (docs/architecture.md, "Placement"): the configuration
+         * (max_compute_us 0: off), the round trip it uses now and its parts
+         * (-1: not measured yet), and the prepares answered "run in the
+         * client" since start. All 0 from an acceld without placement. */
+        struct accel_placement_status {
+                uint64_t max_compute_us;
+                double max_overhead;
+                int64_t round_trip_us, socket_round_trip_us, served_overhead_us;
+                uint64_t served_samples, placed_in_client;
+        } placement;
 } accel_daemon_status_t;
 
 /* ManageWeightsCache: the files of the weights cache, or what clearing
