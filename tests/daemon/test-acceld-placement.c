@@ -193,6 +193,32 @@ START_TEST(test_placement_tiny_model_runs_in_the_client) {
         memcpy(&b, accel_tensor_data(accel_interp_output_tensor(served, 0)), sizeof(b));
         ck_assert_msg(a == b, "in the client %g, served %g", (double) a, (double) b);
 
+        /* ACCEL_PLACEMENT=daemon: this process does not offer to run it. */
+        ck_assert_int_eq(setenv("ACCEL_PLACEMENT", "daemon", 1), 0);
+        {
+                accel_interp_t *env = prepare(&d, g->path, NULL);
+
+                ck_assert_str_eq(accel_interp_placement(env), "daemon");
+                ck_assert_str_eq(accel_interp_placement_reason(env), "");
+                accel_interp_delete(env);
+        }
+        ck_assert_int_eq(unsetenv("ACCEL_PLACEMENT"), 0);
+
+        /* GetStatus: the configuration, a measured round trip (the served
+         * invokes above count in it) and the one prepare placed here. */
+        {
+                accel_daemon_status_t *st = NULL;
+
+                ck_assert_msg(accel_get_status(c, &st) == 0, "%s", accel_last_error());
+                ck_assert_uint_eq(st->placement.max_compute_us, 2000);
+                ck_assert(st->placement.max_overhead > 0.029 && st->placement.max_overhead < 0.031);
+                ck_assert_int_gt(st->placement.socket_round_trip_us, 0);
+                ck_assert_uint_ge(st->placement.served_samples, 1);
+                ck_assert_int_ge(st->placement.round_trip_us, st->placement.socket_round_trip_us);
+                ck_assert_uint_eq(st->placement.placed_in_client, 1);
+                (void) accel_daemon_status_free(st);
+        }
+
         /* The same input resized to its own shape: still placed, still
          * golden (resize re-derives the shapes as acceld does). */
         ck_assert_int_eq(accel_interp_resize_input(local, 0, (const int32_t[]) { 1, 1 }, 2), 0);
