@@ -222,15 +222,24 @@ static int selected(const args_t *a) {
         }
         uint64_t cpu1 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
         bench_stats_t st;
+        char why[512];
+        size_t n = 0;
+
+        /* The reason as a JSON string: its quotes become apostrophes. */
+        for (const char *p = accel_interp_placement_reason(it); *p && n < sizeof(why) - 1; p++)
+                why[n++] = *p == '"' ? '\'' : *p == '\\' ? '/' : *p;
+        why[n] = 0;
         bench_stats_compute(rt, (size_t) a->runs, &st);
         printf("{\"mode\": \"selected\", \"model\": \"%s\", \"settings\": %s, \"settings_key\": \"%s\", "
-               "\"runs\": %d,\n \"round_trip_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu},"
-               " \"compute_median_us\": %llu, \"daemon_cpu_us_per_run\": %.1f, \"zero_copy\": %s}\n",
+               "\"runs\": %d,\n \"round_trip_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
+               "\"avg\": %.3f},"
+               " \"compute_median_us\": %llu, \"daemon_cpu_us_per_run\": %.1f, \"zero_copy\": %s,"
+               " \"placement\": \"%s\", \"placement_reason\": \"%s\"}\n",
                a->model, a->settings ? a->settings : "null", accel_interp_settings_key(it), a->runs,
                (unsigned long long) st.min, (unsigned long long) st.median, (unsigned long long) st.p90,
-               (unsigned long long) st.max, (unsigned long long) median(cs, (size_t) a->runs),
+               (unsigned long long) st.max, st.avg, (unsigned long long) median(cs, (size_t) a->runs),
                cpu1 > cpu0 ? (double) (cpu1 - cpu0) / a->runs : 0.0,
-               accel_interp_last_zero_copy(it) ? "true" : "false");
+               accel_interp_last_zero_copy(it) ? "true" : "false", accel_interp_placement(it), why);
         accel_interp_delete(it);
         free(rt);
         free(cs);

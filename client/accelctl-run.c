@@ -393,6 +393,9 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
                 }
                 json_object_object_add(root, "compile_us", json_object_new_int64((int64_t) accel_interp_compile_us(it)));
                 json_object_object_add(root, "settings_key", json_object_new_string(accel_interp_settings_key(it)));
+                json_object_object_add(root, "placement", json_object_new_string(accel_interp_placement(it)));
+                json_object_object_add(root, "placement_reason",
+                                       json_object_new_string(accel_interp_placement_reason(it)));
                 for (size_t k = 0; k < np && k < 64; k++) {
                         json_object *p = json_object_new_object();
 
@@ -455,6 +458,8 @@ int accelctl_run(int argc, char **argv, const accelctl_opts_t *global) {
         printf("model %s: %s instance, compile %" PRIu64 " us\n", path,
                accel_interp_shared(it) ? "shared" : "new", accel_interp_compile_us(it));
         printf("settings: %s%s\n", accel_interp_settings_key(it), settings ? "" : " (acceld's choice)");
+        if (accel_interp_placement_reason(it)[0])
+                printf("placement: %s (%s)\n", accel_interp_placement(it), accel_interp_placement_reason(it));
         if (token)
                 printf("cache: %s\n", accel_interp_from_cache(it) ? "prepared from the cache entry"
                                        : accel_interp_cache_written(it) ? "entry written" : "entry not written");

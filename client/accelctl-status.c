@@ -103,6 +103,15 @@ static int status_json(const accel_daemon_status_t *s) {
         json_object_object_add(cpu, "in_use", json_object_new_int64(s->cpu_in_use));
         json_object_object_add(o, "cpu", cpu);
         json_object_object_add(o, "refusals", refusals_json(&s->refusals));
+        json_object *pl = json_object_new_object();
+        json_object_object_add(pl, "max_compute_us", json_object_new_uint64(s->placement.max_compute_us));
+        json_object_object_add(pl, "max_overhead", json_object_new_double(s->placement.max_overhead));
+        json_object_object_add(pl, "round_trip_us", json_object_new_int64(s->placement.round_trip_us));
+        json_object_object_add(pl, "socket_round_trip_us", json_object_new_int64(s->placement.socket_round_trip_us));
+        json_object_object_add(pl, "served_overhead_us", json_object_new_int64(s->placement.served_overhead_us));
+        json_object_object_add(pl, "served_samples", json_object_new_uint64(s->placement.served_samples));
+        json_object_object_add(pl, "placed_in_client", json_object_new_uint64(s->placement.placed_in_client));
+        json_object_object_add(o, "placement", pl);
         return accelctl_json_print(o);
 }
 
@@ -182,8 +191,17 @@ static int status_table(const accel_daemon_status_t *s) {
                         "uid %" PRIu32 ": %" PRIu32 " of %s models, %s of %s buffers, %" PRIu32 " of %s queued",
                         v->uid, v->uid_prepared_models, lim_m, bytes, lim_b, v->uid_queued_requests, lim_q);
 
-        char refused[400], cpu[64];
+        char refused[400], cpu[64], placement[200];
         refusals_line(&s->refusals, refused, sizeof(refused));
+        if (s->placement.max_compute_us == 0)
+                (void) snprintf(placement, sizeof(placement), "off; %" PRIu64 " placed in clients",
+                                s->placement.placed_in_client);
+        else
+                (void) snprintf(placement, sizeof(placement),
+                                "models up to %" PRIu64 " us whose round trip (%" PRId64 " us now) is over %g%% "
+                                "of compute run in the client; %" PRIu64 " placed there",
+                                s->placement.max_compute_us, s->placement.round_trip_us,
+                                s->placement.max_overhead * 100, s->placement.placed_in_client);
         (void) snprintf(cpu, sizeof(cpu), "%" PRIu32 " of %" PRIu32 " threads in use", s->cpu_in_use,
                         s->cpu_budget);
 
@@ -206,6 +224,7 @@ static int status_table(const accel_daemon_status_t *s) {
                 { "cpu budget", cpu },
                 { "refused by limits", refused },
                 { "weights cache", wcache },
+                { "placement", placement },
         };
 
         accelctl_table_init(&t, 2, header);

@@ -297,6 +297,16 @@ int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret) {
                         .cpu_waits = f->cpu_waits, .cpu_deadline_missed = f->cpu_deadline_missed,
                 };
         }
+        if (st->placement) {
+                const Acceld__PlacementStatus *p = st->placement;
+
+                out->placement = (struct accel_placement_status) {
+                        .max_compute_us = p->max_compute_us, .max_overhead = p->max_overhead,
+                        .round_trip_us = p->round_trip_us, .socket_round_trip_us = p->socket_round_trip_us,
+                        .served_overhead_us = p->served_overhead_us, .served_samples = p->served_samples,
+                        .placed_in_client = p->placed_in_client,
+                };
+        }
         if (st->n_driver_hosts) {
                 out->driver_hosts = calloc(st->n_driver_hosts, sizeof(*out->driver_hosts));
                 if (!out->driver_hosts) {

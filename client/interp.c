@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "accel-internal.h"
 #include "cleanup.h"
+#include "local.h"
 
 #define TENSOR_ALIGN 64u   /* RT_BUFFER_ALIGN */
 #define TENSOR_SLACK 16u   /* RT_BUFFER_SLACK: XNNPACK reads up to 16 bytes past an input */
@@ -88,6 +89,10 @@ struct accel_interp {
         uint64_t pending_id, pending_t0;
         bool pending_inline;
         bool zero_copy;
+        /* Placement: acceld placed the model in this process (local.h);
+         * NULL: served. placement_reason: acceld's why, either way. */
+        accel_local_t *local;
+        char *placement_reason;
 };
 
 static int oom(void) {
@@ -411,6 +416,171 @@ static void buffer_drop(accel_interp_t *it) {
         it->allocated = false;
 }
 
+/* ---- placement: the model in this process (local.h) ---- */
+
+/* ACCEL_PLACEMENT=daemon in the environment: always served. */
+static bool placement_refused(const accel_interp_options_t *options) {
+        const char *e = getenv("ACCEL_PLACEMENT");
+
+        (void) options;
+        return e && strcmp(e, "daemon") == 0;
+}
+
+/* The reply's placement: with CLIENT, our own interpreter with acceld's
+ * settings. Should it fail here, the model stays served (the handle is
+ * kept for that) and the reason says why. -ENOMEM only. */
+static int placement_take(accel_interp_t *it, const accel_model_t *model, const Acceld__PrepareModelResponse *pm) {
+        char err[512] = "";
+        int r;
+
+        it->placement_reason = accel__strdup0(pm->placement_reason ? pm->placement_reason : "");
+        if (!it->placement_reason)
+                return -ENOMEM;
+        if (!model || !pm->has_placement || pm->placement != ACCELD__PLACEMENT__PLACEMENT_CLIENT ||
+            !pm->has_client_settings)
+                return 0;
+        r = accel__local_create(model, pm->client_settings.data, pm->client_settings.len, &it->local, err,
+                                sizeof(err));
+        if (r < 0) {
+                char *why = NULL;
+
+                if (r == -ENOMEM)
+                        return r;
+                if (asprintf(&why, "daemon: this process could not create the interpreter (%s); %s",
+                             err[0] ? err : strerror(-r), it->placement_reason) < 0)
+                        return -ENOMEM;
+                free(it->placement_reason);
+                it->placement_reason = why;
+        }
+        return 0;
+}
+
+/* Tensors from the local interpreter's: shapes and sizes always; data
+ * pointers once allocated (inputs and outputs live in its memory, string
+ * lists in their heap blocks). */
+static int local_tensors_sync(accel_interp_t *it, bool outputs_only) {
+        rt_interp_t *rt = it->local->rt;
+
+        for (int32_t k = outputs_only ? it->n_inputs : 0; k < it->n_inputs + it->n_outputs; k++) {
+                bool input = k < it->n_inputs;
+                int32_t i = input ? k : k - it->n_inputs;
+                accel_tensor_t *t = input ? &it->inputs[i] : &it->outputs[i];
+                const rt_tensor_t *rtt = input ? rt_interp_input_tensor(rt, i) : rt_interp_output_tensor(rt, i);
+
+                if (!rtt)
+                        return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "tensor %d is missing in this process",
+                                            (int) k);
+                t->rank = rtt->rank < MAX_RANK ? rtt->rank : MAX_RANK;
+                for (int32_t d = 0; d < t->rank; d++)
+                        t->dims[d] = rtt->dims[d];
+                if (t->type == ACCEL_TYPE_STRING) {
+                        if (!input && it->allocated && rtt->data && rtt->bytes) {
+                                void *p = realloc(t->heap, rtt->bytes);
+
+                                if (!p)
+                                        return oom();
+                                memcpy(p, rtt->data, rtt->bytes);
+                                t->heap = t->data = p;
+                                t->heap_size = t->bytes = rtt->bytes;
+                        }
+                        continue;
+                }
+                t->bytes = rt_type_size(rtt->type) * rt_tensor_count(rtt);
+                if (it->allocated)
+                        t->data = input ? rt_interp_input_data(rt, i) : (void *) rt_interp_output_data(rt, i);
+        }
+        return 0;
+}
+
+static int local_error(accel_interp_t *it, int r) {
+        const char *e = rt_interp_last_error(it->local->rt);
+
+        return accel__error(r, ACCEL_STATUS_GENERAL_FAILURE, "%s", e[0] ? e : strerror(-r));
+}
+
+static int local_allocate(accel_interp_t *it) {
+        int r = rt_interp_allocate_tensors(it->local->rt);
+
+        if (r < 0)
+                return local_error(it, r);
+        it->allocated = true;
+        return local_tensors_sync(it, false);
+}
+
+static int local_resize(accel_interp_t *it, int32_t i, const int32_t *dims, int32_t rank) {
+        int r = rt_interp_resize_input(it->local->rt, i, rank, dims);
+
+        /* Allocate now, as acceld does, so that every shape is known. */
+        if (r == 0)
+                r = rt_interp_allocate_tensors(it->local->rt);
+        if (r < 0)
+                return local_error(it, r);
+        buffer_drop(it);
+        return local_tensors_sync(it, false);
+}
+
+static int local_invoke(accel_interp_t *it) {
+        uint64_t t0 = acc_now_us();
+        int r;
+
+        for (int32_t k = 0; k < it->n_inputs; k++) {
+                if (it->inputs[k].type != ACCEL_TYPE_STRING)
+                        continue;
+                if (!it->inputs[k].heap)
+                        return accel__error(-EINVAL, ACCEL_STATUS_NONE, "string input %d ('%s') has not been set",
+                                            (int) k, it->inputs[k].name);
+                r = rt_interp_copy_in(it->local->rt, k, it->inputs[k].heap, it->inputs[k].bytes);
+                if (r < 0)
+                        return local_error(it, r);
+        }
+        r = rt_interp_invoke(it->local->rt);
+        if (r < 0)
+                return local_error(it, r);
+        r = local_tensors_sync(it, true);
+        if (r < 0)
+                return r;
+        it->queue_us = 0;
+        it->compute_us = it->total_us = acc_now_us() - t0;
+        it->zero_copy = true;
+        return 0;
+}
+
+/* invoke_start runs it at once; wait returns its result. */
+static int local_invoke_start(accel_interp_t *it) {
+        accel_local_t *l = it->local;
+        uint64_t one = 1;
+
+        if (l->pending)
+                return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke started with accel_interp_invoke_start() "
+                                                               "has not been waited for");
+        l->pending_r = local_invoke(it);
+        (void) snprintf(l->pending_err, sizeof(l->pending_err), "%s", l->pending_r < 0 ? accel_last_error() : "");
+        l->pending = true;
+        (void) write(l->efd, &one, sizeof(one));
+        return 0;
+}
+
+static int local_invoke_wait(accel_interp_t *it) {
+        accel_local_t *l = it->local;
+        uint64_t v;
+
+        if (!l->pending)
+                return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_invoke_wait: no invoke was started");
+        l->pending = false;
+        (void) read(l->efd, &v, sizeof(v));
+        if (l->pending_r < 0)
+                return accel__error(l->pending_r, ACCEL_STATUS_GENERAL_FAILURE, "%s", l->pending_err);
+        return 0;
+}
+
+const char *accel_interp_placement(const accel_interp_t *it) {
+        return it && it->local ? "client" : "daemon";
+}
+
+const char *accel_interp_placement_reason(const accel_interp_t *it) {
+        return it && it->placement_reason ? it->placement_reason : "";
+}
+
 /* PrepareModel with `model`, or from the options' cache token alone when
  * model is NULL. */
 static int interp_prepare(const accel_model_t *model, const accel_interp_options_t *options, accel_interp_t **ret) {
@@ -472,6 +642,10 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
                 p.has_max_queue_delay_us = 1;
                 p.max_queue_delay_us = options->max_queue_delay_us;
         }
+        if (model && !placement_refused(options)) {
+                /* We hold the bytes: acceld may place the model here. */
+                p.has_client_placement = p.client_placement = 1;
+        }
         if (options && options->cache_token) {
                 p.has_cache_token = 1;
                 p.cache_token.data = options->cache_token;
@@ -530,6 +704,8 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
                         it->n_parts = k + 1;
                 }
         }
+        if (r == 0)
+                r = placement_take(it, model, pm);
         acceld__response__free_unpacked(resp, NULL);
         if (r < 0) {
                 accel_interp_delete(it);
@@ -578,6 +754,8 @@ accel_interp_t *accel_interp_delete(accel_interp_t *it) {
         } else
                 (void) accel_disconnect(it->c);
         buffer_drop(it);
+        it->local = accel__local_free(it->local);
+        free(it->placement_reason);
         tensors_free(it->inputs, it->n_inputs);
         tensors_free(it->outputs, it->n_outputs);
         for (size_t k = 0; k < it->n_parts; k++)
@@ -667,6 +845,8 @@ int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims
         accel__error_clear();
         if (!it || i < 0 || i >= it->n_inputs || rank < 0 || rank > MAX_RANK || (rank && !dims))
                 return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_resize_input: invalid argument");
+        if (it->local)
+                return local_resize(it, i, dims, rank);
         shapes = calloc((size_t) it->n_inputs + 1, sizeof(*shapes));
         pp = calloc((size_t) it->n_inputs + 1, sizeof(*pp));
         if (!shapes || !pp)
@@ -717,6 +897,10 @@ int accel_interp_reset_variables(accel_interp_t *it) {
                 return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_reset_variables: invalid argument");
         if (it->pending_id)
                 return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke is in flight");
+        if (it->local) {
+                r = rt_interp_reset_variables(it->local->rt);
+                return r < 0 ? local_error(it, r) : rt_interp_has_state(it->local->rt);
+        }
         rv.has_handle = 1;
         rv.handle = it->handle;
         req.body_case = ACCELD__REQUEST__BODY_RESET_VARIABLES;
@@ -795,6 +979,8 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
                 return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_allocate_tensors: NULL");
         if (it->allocated)
                 return 0;
+        if (it->local)
+                return local_allocate(it);
         if (it->inline_tensors) {
                 for (int32_t k = 0; k < it->n_inputs; k++)
                         if (it->inputs[k].type != ACCEL_TYPE_STRING &&
@@ -1062,6 +1248,8 @@ int accel_interp_invoke(accel_interp_t *it) {
         r = invoke_check(it);
         if (r < 0)
                 return r;
+        if (it->local)
+                return local_invoke(it);
         inline_out = it->inline_tensors || it->inline_outputs;
         r = interp_execute(it, inline_out, &resp);
         if (r == -ENOBUFS && !inline_out) {
@@ -1077,6 +1265,8 @@ int accel_interp_invoke(accel_interp_t *it) {
 }
 
 int accel_interp_fd(const accel_interp_t *it) {
+        if (it && it->local)
+                return it->local->efd;
         return it && it->c ? it->c->fd : -EINVAL;
 }
 
@@ -1087,6 +1277,8 @@ int accel_interp_invoke_start(accel_interp_t *it) {
         r = invoke_check(it);
         if (r < 0)
                 return r;
+        if (it->local)
+                return local_invoke_start(it);
         it->pending_inline = it->inline_tensors || it->inline_outputs;
         it->pending_t0 = acc_now_us();
         return interp_execute_send(it, it->pending_inline, true, &it->pending_id);
@@ -1098,6 +1290,8 @@ int accel_interp_invoke_wait(accel_interp_t *it) {
         int r;
 
         accel__error_clear();
+        if (it && it->local)
+                return local_invoke_wait(it);
         if (!it || !it->pending_id)
                 return accel__error(-EINVAL, ACCEL_STATUS_NONE, "accel_interp_invoke_wait: no invoke was started");
         id = it->pending_id;

@@ -50,8 +50,10 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, ui
  * replace *settings with it. Blocks on the storage thread: call from a
  * worker thread. Returns 1 when *settings was replaced, 0 when there is no
  * decision (or benchmarks are unavailable; *settings is untouched), or a
- * negative errno (untouched too).
+ * negative errno (untouched too). *ret_compute_us (may be NULL) receives
+ * the chosen setting's median inference time from its mini-benchmark, -1
+ * when unknown (placement, bench/placement.h).
  */
 struct daemon_model_source;
 int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, uint32_t uid,
-                                rt_settings_t *settings);
+                                rt_settings_t *settings, int64_t *ret_compute_us);

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "runner.h"
+#include "placement.h"
 #include "select.h"
 #include "settings.h"
 #include "bench.h"
@@ -245,6 +246,15 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char
 
         bench.loop = loop;
         bench.max_accuracy_drop = config->max_accuracy_drop;
+        bench_placement_configure(&(bench_placement_config_t) {
+                .max_compute_us = config->client_placement_max_us,
+                .max_overhead = config->client_placement_max_overhead,
+                .hosts_xnnpack = config->isolate_drivers == DAEMON_ISOLATE_ALL,
+        });
+        /* A few milliseconds, before the loop serves: the decisions already
+         * stored are placed from the first prepare on. */
+        if (config->client_placement_max_us > 0)
+                (void) bench_placement_measure();
         bench_driver_versions(bench.versions, sizeof(bench.versions));
 
         bench.store = daemon_storage_thread();
@@ -292,7 +302,27 @@ typedef struct pref_args {
         int preference;
         uint32_t uid;
         store_decision_t d;
+        int64_t compute_us;             /* the chosen setting's median, -1: unknown */
 } pref_args_t;
+
+/* The median of the latest END of the decision's setting, from the events
+ * the decision was made from (the decision's uid and the operators'). */
+static int64_t decision_compute_us(store_db_t *db, const store_decision_t *d) {
+        store_event_filter_t f = { .model_sha256 = d->model_sha256, .settings_key = d->settings_key,
+                                   .event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, .limit = 1,
+                                   .newest_first = true, .has_uid = true, .uid = d->uid,
+                                   .with_operators = true };
+        store_event_t *v = NULL;
+        size_t n = 0;
+        int64_t us = -1;
+
+        if (!d->settings_key || store_event_list(db, &f, &v, &n) < 0)
+                return -1;
+        if (n > 0 && v[0].ok == 1)
+                us = v[0].median_inference_us;
+        store_event_list_free(v, n);
+        return us;
+}
 
 /* uid's own decision, else the operators'. */
 static int pref_job(store_db_t *db, void *userdata) {
@@ -301,11 +331,13 @@ static int pref_job(store_db_t *db, void *userdata) {
 
         if (r == -ENOENT && a->uid != 0)
                 r = store_decision_get(db, a->sha256, a->preference, 0, &a->d);
+        a->compute_us = r == 0 ? decision_compute_us(db, &a->d) : -1;
         return r;
 }
 
-int daemon_bench_preferred_settings(const char *model_sha256, int preference, uint32_t uid, rt_settings_t *ret) {
-        pref_args_t a = { .sha256 = model_sha256, .preference = preference, .uid = uid };
+static int preferred_settings(const char *model_sha256, int preference, uint32_t uid, rt_settings_t *ret,
+                              int64_t *ret_compute_us) {
+        pref_args_t a = { .sha256 = model_sha256, .preference = preference, .uid = uid, .compute_us = -1 };
         int r;
 
         if (!bench.store)
@@ -315,15 +347,23 @@ int daemon_bench_preferred_settings(const char *model_sha256, int preference, ui
                 return r;
         r = rt_settings_parse_proto(a.d.settings, a.d.settings_size, ret, NULL, 0);
         store_decision_done(&a.d);
+        if (ret_compute_us)
+                *ret_compute_us = a.compute_us;
         return r;
 }
 
+int daemon_bench_preferred_settings(const char *model_sha256, int preference, uint32_t uid, rt_settings_t *ret) {
+        return preferred_settings(model_sha256, preference, uid, ret, NULL);
+}
+
 int daemon_bench_apply_decision(const struct daemon_model_source *src, int preference, uint32_t uid,
-                                rt_settings_t *settings) {
+                                rt_settings_t *settings, int64_t *ret_compute_us) {
         char sha[ACC_SHA256_HEX_SIZE];
         rt_settings_t s;
         int r;
 
+        if (ret_compute_us)
+                *ret_compute_us = -1;
         if (!src || !settings)
                 return -EINVAL;
         if (!bench.store)
@@ -338,7 +378,7 @@ int daemon_bench_apply_decision(const struct daemon_model_source *src, int prefe
                         return r;
         } else
                 return 0;
-        r = daemon_bench_preferred_settings(sha, preference, uid, &s);
+        r = preferred_settings(sha, preference, uid, &s, ret_compute_us);
         if (r == -ENOENT || r == -ENODEV) {
                 log_debug("model %s: no benchmark decision for preference %d", sha, preference);
                 return 0;

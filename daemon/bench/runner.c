@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "runner.h"
 #include "scheduler.h"
+#include "placement.h"
 #include "select.h"
 #include "models.h"
 #include "cleanup.h"
@@ -1118,6 +1119,9 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         if (n_pruned || n_over)
                 log_info("benchmark of model %s: %zu candidates, %zu pruned as clearly slower, %zu not run "
                          "(search budget %u ms)", run->sha256, run->n, n_pruned, n_over, rn->budget_ms);
+        /* This machine's round trip now, under the load the candidates
+         * just ran under: the placement of the decisions made next. */
+        (void) bench_placement_measure();
         run_best_select(rn, run);
         if (golden)
                 acceld__benchmark_worker_result__free_unpacked(golden, NULL);

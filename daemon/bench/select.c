@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "acceleration.pb-c.h"
+#include "placement.h"
 #include "select.h"
 #include "settings.h"
 #include "cleanup.h"
@@ -261,6 +262,26 @@ static void reason_append_medians(const selection_t *sel, char *reason, size_t s
                                 n_pruned);
 }
 
+/* "; placement: client: compute 6 us, round trip 80 us ...": where the
+ * chosen setting would run (bench/placement.h), with the round trip known
+ * now; each prepare decides again with the round trip of its time. */
+static void reason_append_placement(const selection_t *sel, ssize_t best, char *reason, size_t size) {
+        const Tflite__Proto__BenchmarkEvent *ev = sel->decoded[best];
+        size_t len = strlen(reason);
+        char why[256];
+        rt_settings_t s;
+
+        if (ev && ev->tflite_settings) {
+                if (rt_settings_from_proto(ev->tflite_settings, &s, NULL, 0) < 0)
+                        return;
+        } else
+                rt_settings_init(&s);
+        (void) bench_placement_decide(&s, sel->el[best].median_us, NULL, why, sizeof(why));
+        rt_settings_done(&s);
+        if (len < size)
+                (void) snprintf(reason + len, size - len, "; placement: %s", why);
+}
+
 /* Store the decision for the chosen event (its settings re-packed), and
  * read it back into *ret when ret is non-NULL. */
 static int decision_store(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
@@ -346,6 +367,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
                 r = -ENOENT;
                 goto out;
         }
+        reason_append_placement(&sel, best, reason, sizeof(reason));
         if (sel.n_inaccurate > 0) {
                 size_t len = strlen(reason);
 

@@ -75,6 +75,12 @@ typedef struct daemon_config {
         double max_accuracy_drop;
         /* Time budget of one benchmark run's search (ms); 0 = none. */
         uint64_t benchmark_budget_ms;
+        /* Placement (bench/placement.h): a model whose measured compute is
+         * at most client_placement_max_us (0 = placement off) and whose
+         * request round trip costs more than client_placement_max_overhead
+         * of that compute runs in the client's process. */
+        uint64_t client_placement_max_us;
+        double client_placement_max_overhead;
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

@@ -9,6 +9,7 @@
 #include "refusals.h"
 #include "serving.h"
 #include "host/host.h"
+#include "bench/placement.h"
 
 /* Refusals by limit: each field of the message is named as its counter. */
 static Acceld__Refusals *refusals_fill(daemon_request_t *rq) {
@@ -22,6 +23,29 @@ static Acceld__Refusals *refusals_fill(daemon_request_t *rq) {
         v->name = daemon_refusals_get(DAEMON_REFUSAL_##name);
 #include "refusals.inc"
 #undef DAEMON_REFUSAL
+        return v;
+}
+
+/* Placement: its configuration and measurements (bench/placement.h). */
+static Acceld__PlacementStatus *placement_fill(daemon_request_t *rq) {
+        Acceld__PlacementStatus *v = daemon_request_alloc(rq, sizeof(*v));
+        bench_placement_config_t cfg;
+        bench_placement_status_t st;
+
+        if (!v)
+                return NULL;
+        bench_placement_get_config(&cfg);
+        bench_placement_status(&st);
+        acceld__placement_status__init(v);
+        v->has_max_compute_us = v->has_max_overhead = v->has_socket_round_trip_us = 1;
+        v->has_served_overhead_us = v->has_served_samples = v->has_round_trip_us = v->has_placed_in_client = 1;
+        v->max_compute_us = cfg.max_compute_us;
+        v->max_overhead = cfg.max_overhead;
+        v->socket_round_trip_us = st.socket_us;
+        v->served_overhead_us = st.served_overhead_us;
+        v->served_samples = st.served_samples;
+        v->round_trip_us = st.round_trip_us;
+        v->placed_in_client = st.placed_in_client;
         return v;
 }
 
@@ -56,6 +80,7 @@ int daemon_status_handle(daemon_request_t *rq) {
         out->pid = (uint32_t) getpid();
         out->server_version = (char *) ACCELD_VERSION;
         out->refusals = refusals_fill(rq);
+        out->placement = placement_fill(rq);
         if (!out->refusals)
                 return -ENOMEM;
         if (s->serving) {

@@ -4,6 +4,7 @@
  * worker, and the reply.
  */
 #include "serving-internal.h"
+#include "bench/placement.h"
 
 /* ---- Execute ---- */
 
@@ -296,6 +297,12 @@ static void execute_done(daemon_job_t *job, int r) {
         out->queue_us = (job->started_ns - rq->received_ns) / 1000;
         out->has_compute_us = 1;
         out->compute_us = (job->finished_ns - job->started_ns) / 1000;
+        /* Placement's round trip: acceld's part of this request. */
+        {
+                uint64_t total_us = (uv_hrtime() - rq->received_ns) / 1000;
+
+                bench_placement_note_served(total_us > out->compute_us ? total_us - out->compute_us : 0);
+        }
         out->has_zero_copy = 1;
         out->zero_copy = j->zero_copy;
         out->has_batch_size = 1;

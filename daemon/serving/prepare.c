@@ -5,6 +5,7 @@
  */
 #include "serving-internal.h"
 #include "clientfd.h"
+#include "bench/placement.h"
 
 /* ---- settings ---- */
 
@@ -196,7 +197,8 @@ static void prepare_run(daemon_job_t *job) {
                 const daemon_conn_t *conn = j->rq->conn;
 
                 r = daemon_bench_apply_decision(&j->src, j->preference,
-                                                conn->operator ? 0 : (uint32_t) conn->peer.uid, &j->settings);
+                                                conn->operator ? 0 : (uint32_t) conn->peer.uid, &j->settings,
+                                                &j->decision_compute_us);
                 if (r < 0)
                         log_debug("no benchmark decision applied: %s", strerror(-r));
         }
@@ -246,7 +248,7 @@ static void prepare_run(daemon_job_t *job) {
 
                                 (void) daemon_bench_apply_decision(&by, j->preference,
                                                                    conn->operator ? 0 : (uint32_t) conn->peer.uid,
-                                                                   &j->settings);
+                                                                   &j->settings, NULL);
                                 prepare_settings_finish(j);
                         }
                         fd = open(c.model.path, O_RDONLY | O_CLOEXEC);
@@ -327,6 +329,42 @@ static void prepare_run(daemon_job_t *job) {
         job->result = r;
         if (r == 0)
                 j->instance = inst;
+}
+
+/* Placement (bench/placement.h): asked by a client that holds the bytes,
+ * decided again now with this machine's current round trip. */
+static void prepare_placement(serving_job_t *j, const daemon_instance_t *inst, Acceld__PrepareModelResponse *out) {
+        char not_eligible[160] = "", why[320];
+        uint8_t *sb = NULL;
+        size_t sn = 0;
+
+        if (!j->client_placement)
+                return;
+        if (j->placement_daemon)
+                (void) snprintf(not_eligible, sizeof(not_eligible), "the settings ask for \"placement\": \"daemon\"");
+        else if (j->decision_compute_us < 0)
+                (void) snprintf(not_eligible, sizeof(not_eligible), "no benchmark decision applies to these settings");
+        else
+                bench_placement_instance_check(inst, not_eligible, sizeof(not_eligible));
+        out->has_placement = 1;
+        out->placement = ACCELD__PLACEMENT__PLACEMENT_DAEMON;
+        if (bench_placement_decide(&inst->settings, j->decision_compute_us, not_eligible, why, sizeof(why)) &&
+            rt_settings_pack(&inst->settings, &sb, &sn) == 0) {
+                void *copy = daemon_request_alloc(j->rq, sn ? sn : 1);
+
+                if (copy) {
+                        memcpy(copy, sb, sn);
+                        out->placement = ACCELD__PLACEMENT__PLACEMENT_CLIENT;
+                        out->has_client_settings = 1;
+                        out->client_settings.data = copy;
+                        out->client_settings.len = sn;
+                        bench_placement_note_placed();
+                }
+        }
+        free(sb);
+        out->placement_reason = daemon_request_strdup(j->rq, why);
+        log_full(LOG_DEBUG, DLOG_FIELDS(j->rq->conn->client_field), "model %s placement: %s", inst->model->sha256,
+                 why);
 }
 
 static void prepare_done(daemon_job_t *job, int r) {
@@ -431,6 +469,7 @@ static void prepare_done(daemon_job_t *job, int r) {
                 serving__job_complete(j, -ENOMEM);
                 return;
         }
+        prepare_placement(j, inst, out);
         log_full(LOG_DEBUG, DLOG_FIELDS(rq->conn->client_field), "model %s prepared as handle %" PRIu64 "%s",
                  inst->model->sha256, h->id, j->shared ? " (shared)" : "");
         rq->resp.body_case = ACCELD__RESPONSE__BODY_PREPARE_MODEL;
@@ -443,6 +482,8 @@ int daemon_prepare_handle(daemon_request_t *rq) {
         const Acceld__PrepareModelRequest *in = rq->req->prepare_model;
         const daemon_config_t *cfg = rq->server->config;
         serving_session_t *ss = serving__session_get(rq);
+        Acceld__PrepareModelRequest settings_in;
+        bool placement_daemon;
         serving_job_t *j;
         int sources, r;
 
@@ -479,16 +520,35 @@ int daemon_prepare_handle(daemon_request_t *rq) {
         if (r < 0)
                 return r;
 
+        {
+                /* "placement" in the settings JSON; alone, the rest is the
+                 * daemon's choice as without settings. */
+                bool forced = false, only = false;
+                char why[128] = "";
+
+                r = bench_placement_from_json(in->settings_json, &forced, &only, why, sizeof(why));
+                if (r < 0)
+                        return daemon_request_errorf(rq, r, "settings_json: %s", why);
+                settings_in = *in;
+                if (only)
+                        settings_in.settings_json = NULL;
+                placement_daemon = forced;
+        }
         j = serving__job_new(rq, ss);
         if (!j)
                 return -ENOMEM;
-        r = settings_from_request(rq, in, &j->settings);
+        r = settings_from_request(rq, &settings_in, &j->settings);
         if (r < 0) {
                 serving__job_free(j);
                 return r;
         }
-        j->default_settings = !(in->settings_json && in->settings_json[0]) &&
+        j->default_settings = !(settings_in.settings_json && settings_in.settings_json[0]) &&
                               !(in->compute_settings && in->compute_settings->tflite_settings);
+        j->placement_daemon = placement_daemon;
+        j->decision_compute_us = -1;
+        /* Only the bytes the client sent itself: by name, sha256 or cache
+         * token it may not hold them (tenants, docs/architecture.md). */
+        j->client_placement = in->has_client_placement && in->client_placement && (in->has_model || in->has_model_fd);
         j->preference = in->has_preference ? (int) in->preference : 0;
         j->src.fd = -1;
         if (in->has_cache_token) {

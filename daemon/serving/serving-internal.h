@@ -94,6 +94,11 @@ struct serving_job {
         int model_fd;
         rt_settings_t settings;
         bool default_settings;          /* the client gave none: a benchmark decision may apply */
+        /* Placement (bench/placement.h): the client may run the model
+         * (it sent the bytes), the settings forced "daemon", and the
+         * applied decision's compute median (-1: none). */
+        bool client_placement, placement_daemon;
+        int64_t decision_compute_us;
         char thread_note[192];          /* the CPU budget's clamp of the settings, "" when none */
         int preference;                 /* tflite.proto.ExecutionPreference */
         int priority;

@@ -186,6 +186,16 @@ typedef struct accel_daemon_status {
         /* The CPU budget: threads acceld runs models on at once, and those
          * taken by invokes now. */
         uint32_t cpu_budget, cpu_in_use;
+        /* Placement (docs/architecture.md, "Placement"): the configuration
+         * (max_compute_us 0: off), the round trip it uses now and its parts
+         * (-1: not measured yet), and the prepares answered "run in the
+         * client" since start. All 0 from an acceld without placement. */
+        struct accel_placement_status {
+                uint64_t max_compute_us;
+                double max_overhead;
+                int64_t round_trip_us, socket_round_trip_us, served_overhead_us;
+                uint64_t served_samples, placed_in_client;
+        } placement;
 } accel_daemon_status_t;
 
 /* ManageWeightsCache: the files of the weights cache, or what clearing
@@ -456,6 +466,20 @@ ACCEL_EXPORT const char *accel_interp_partition_reason(const accel_interp_t *it,
  * (owned by it; "" before a prepare). */
 ACCEL_EXPORT const char *accel_interp_settings_key(const accel_interp_t *it);
 ACCEL_EXPORT const char *accel_interp_delegation_note(const accel_interp_t *it);
+/*
+ * Placement (docs/architecture.md, "Placement"): "client" when acceld
+ * placed the model in this process (its measured compute is so short that
+ * a request round trip would cost more than client_placement_max_overhead
+ * of it): libaccel then runs it here on acceld's runtime with the settings
+ * acceld chose, and tensors, resize, reset_variables, errors and timings
+ * behave as served (queue time 0). "daemon" otherwise. The reason is
+ * acceld's ("client: compute 6 us, round trip 80 us ..."); "" before a
+ * prepare or from an acceld without placement. ACCEL_PLACEMENT=daemon in
+ * the environment, or "placement": "daemon" in the settings JSON, keeps
+ * every model served.
+ */
+ACCEL_EXPORT const char *accel_interp_placement(const accel_interp_t *it);
+ACCEL_EXPORT const char *accel_interp_placement_reason(const accel_interp_t *it);
 
 ACCEL_EXPORT accel_type_t accel_tensor_type(const accel_tensor_t *t);
 ACCEL_EXPORT const char *accel_tensor_name(const accel_tensor_t *t);

@@ -238,6 +238,21 @@ static PyObject *client_status(PyObject *self, PyObject *unused) {
                 Py_XDECREF(cpu);
                 Py_XDECREF(rf);
         }
+        if (ret) {
+                /* Placement: as accelctl status --json. */
+                const struct accel_placement_status *p = &s->placement;
+                PyObject *pl = Py_BuildValue("{s:K,s:d,s:L,s:L,s:L,s:K,s:K}", "max_compute_us",
+                                             (unsigned long long) p->max_compute_us, "max_overhead", p->max_overhead,
+                                             "round_trip_us", (long long) p->round_trip_us, "socket_round_trip_us",
+                                             (long long) p->socket_round_trip_us, "served_overhead_us",
+                                             (long long) p->served_overhead_us, "served_samples",
+                                             (unsigned long long) p->served_samples, "placed_in_client",
+                                             (unsigned long long) p->placed_in_client);
+
+                if (!pl || PyDict_SetItemString(ret, "placement", pl) < 0)
+                        Py_CLEAR(ret);
+                Py_XDECREF(pl);
+        }
         accel_daemon_status_free(s);
         return ret;
 }

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Placement: served or in the client's process (bench/placement.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "host/host.h"
+#include "placement.h"
+#include "serving/models.h"
+
+#define PINGS 200
+#define SERVED_WINDOW 64
+
+static struct {
+        pthread_mutex_t mu;
+        bench_placement_config_t cfg;
+        int64_t socket_us;                      /* -1: not measured */
+        uint64_t served[SERVED_WINDOW];         /* ring of the latest overheads */
+        uint64_t n_served;
+        uint64_t placed;
+} pl = {
+        .mu = PTHREAD_MUTEX_INITIALIZER,
+        .cfg = { .max_compute_us = BENCH_PLACEMENT_DEFAULT_MAX_US,
+                 .max_overhead = BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD },
+        .socket_us = -1,
+};
+
+void bench_placement_configure(const bench_placement_config_t *c) {
+        pthread_mutex_lock(&pl.mu);
+        pl.cfg = *c;
+        pthread_mutex_unlock(&pl.mu);
+}
+
+void bench_placement_get_config(bench_placement_config_t *ret) {
+        pthread_mutex_lock(&pl.mu);
+        *ret = pl.cfg;
+        pthread_mutex_unlock(&pl.mu);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+/* The helper: answers each 64-byte message with one of its own. */
+static void *echo_main(void *userdata) {
+        int fd = *(int *) userdata;
+        char buf[64];
+
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+
+                if (n <= 0 || write(fd, buf, (size_t) n) != n)
+                        break;
+        }
+        return NULL;
+}
+
+int64_t bench_placement_measure(void) {
+        int64_t v[PINGS];
+        char buf[64] = { 0 };
+        pthread_t th;
+        int sv[2], r = 0;
+        size_t n = 0;
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+        r = -pthread_create(&th, NULL, echo_main, &sv[1]);
+        if (r < 0) {
+                (void) close(sv[0]);
+                (void) close(sv[1]);
+                return r;
+        }
+        for (; n < PINGS; n++) {
+                uint64_t t0 = acc_now_us();
+
+                if (write(sv[0], buf, sizeof(buf)) != (ssize_t) sizeof(buf) ||
+                    read(sv[0], buf, sizeof(buf)) != (ssize_t) sizeof(buf)) {
+                        r = -EIO;
+                        break;
+                }
+                v[n] = (int64_t) (acc_now_us() - t0);
+        }
+        (void) shutdown(sv[0], SHUT_RDWR);
+        (void) pthread_join(th, NULL);
+        (void) close(sv[0]);
+        (void) close(sv[1]);
+        if (r < 0 || n == 0)
+                return r < 0 ? r : -EIO;
+        qsort(v, n, sizeof(v[0]), cmp_i64);
+        pthread_mutex_lock(&pl.mu);
+        pl.socket_us = v[n / 2];
+        pthread_mutex_unlock(&pl.mu);
+        return v[n / 2];
+}
+
+void bench_placement_note_served(uint64_t overhead_us) {
+        pthread_mutex_lock(&pl.mu);
+        pl.served[pl.n_served % SERVED_WINDOW] = overhead_us;
+        pl.n_served++;
+        pthread_mutex_unlock(&pl.mu);
+}
+
+void bench_placement_note_placed(void) {
+        pthread_mutex_lock(&pl.mu);
+        pl.placed++;
+        pthread_mutex_unlock(&pl.mu);
+}
+
+void bench_placement_status(bench_placement_status_t *ret) {
+        uint64_t v[SERVED_WINDOW];
+        size_t n;
+
+        pthread_mutex_lock(&pl.mu);
+        n = pl.n_served < SERVED_WINDOW ? (size_t) pl.n_served : SERVED_WINDOW;
+        memcpy(v, pl.served, n * sizeof(v[0]));
+        *ret = (bench_placement_status_t) {
+                .socket_us = pl.socket_us,
+                .served_overhead_us = -1,
+                .served_samples = pl.n_served,
+                .placed_in_client = pl.placed,
+        };
+        pthread_mutex_unlock(&pl.mu);
+        if (n > 0) {
+                qsort(v, n, sizeof(v[0]), cmp_u64);
+                ret->served_overhead_us = (int64_t) v[n / 2];
+        }
+        /* The kernel's part (two messages, two wake-ups) and acceld's own
+         * (decode, scheduling, the worker's hand-back, encode). */
+        ret->round_trip_us = ret->socket_us < 0 ? -1
+                                                : ret->socket_us + (ret->served_overhead_us > 0 ? ret->served_overhead_us : 0);
+}
+
+bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,
+                            size_t why_size) {
+        bench_placement_config_t cfg;
+        bench_placement_status_t st;
+
+        bench_placement_get_config(&cfg);
+        bench_placement_status(&st);
+        if (cfg.max_compute_us == 0) {
+                (void) snprintf(why, why_size, "daemon: placement is off (client_placement_max_us = 0)");
+                return false;
+        }
+        if (not_eligible && not_eligible[0]) {
+                (void) snprintf(why, why_size, "daemon: %s", not_eligible);
+                return false;
+        }
+        if (s && s->delegate != RT_DELEGATE_NONE && s->delegate != RT_DELEGATE_XNNPACK) {
+                (void) snprintf(why, why_size, "daemon: the setting runs on %s, which only acceld has",
+                                rt_settings_driver_name(s));
+                return false;
+        }
+        if (s && s->delegate == RT_DELEGATE_XNNPACK && cfg.hosts_xnnpack) {
+                (void) snprintf(why, why_size, "daemon: XNNPACK runs in a driver host (isolate_drivers = all)");
+                return false;
+        }
+        if (compute_us < 0) {
+                (void) snprintf(why, why_size, "daemon: no measured compute time for this setting");
+                return false;
+        }
+        if (st.round_trip_us < 0) {
+                (void) snprintf(why, why_size, "daemon: this machine's round trip is not measured yet");
+                return false;
+        }
+        if ((uint64_t) compute_us > cfg.max_compute_us) {
+                (void) snprintf(why, why_size,
+                                "daemon: compute %lld us is over client_placement_max_us (%llu); round trip %lld us",
+                                (long long) compute_us, (unsigned long long) cfg.max_compute_us,
+                                (long long) st.round_trip_us);
+                return false;
+        }
+        if ((double) st.round_trip_us <= cfg.max_overhead * (double) compute_us) {
+                (void) snprintf(why, why_size,
+                                "daemon: compute %lld us, round trip %lld us: within %g%% of compute, served",
+                                (long long) compute_us, (long long) st.round_trip_us, cfg.max_overhead * 100);
+                return false;
+        }
+        (void) snprintf(why, why_size,
+                        "client: compute %lld us, round trip %lld us (over %g%% of compute): runs in the client",
+                        (long long) compute_us, (long long) st.round_trip_us, cfg.max_overhead * 100);
+        return true;
+}
+
+void bench_placement_instance_check(const struct daemon_instance *inst, char *why, size_t why_size) {
+        why[0] = 0;
+        for (size_t k = 0; k < inst->n_partitions; k++) {
+                const char *d = inst->partitions[k].driver ? inst->partitions[k].driver : "";
+
+                if (strcmp(d, "reference") != 0 && strcmp(d, "xnnpack") != 0) {
+                        (void) snprintf(why, why_size, "%d nodes run on driver %s, which only acceld has",
+                                        (int) inst->partitions[k].nodes, d[0] ? d : "(none)");
+                        return;
+                }
+                if (daemon_hosts_owns(d)) {
+                        (void) snprintf(why, why_size, "%d nodes run on %s in a driver host",
+                                        (int) inst->partitions[k].nodes, d);
+                        return;
+                }
+        }
+}
+
+int bench_placement_from_json(const char *json, bool *ret_daemon, bool *ret_only, char *why, size_t why_size) {
+        json_object *root, *v;
+        const char *p;
+        int r = 0;
+
+        *ret_daemon = *ret_only = false;
+        if (!json || !json[0])
+                return 0;
+        root = json_tokener_parse(json);
+        if (!root)
+                return 0;       /* the settings parser reports it */
+        if (json_object_is_type(root, json_type_object) && json_object_object_get_ex(root, "placement", &v)) {
+                p = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+                if (strcasecmp(p, "daemon") == 0)
+                        *ret_daemon = true;
+                else if (strcasecmp(p, "auto") != 0) {
+                        (void) snprintf(why, why_size, "placement: expected \"auto\" or \"daemon\"");
+                        r = -EINVAL;
+                }
+                *ret_only = json_object_object_length(root) == 1;
+        }
+        json_object_put(root);
+        return r;
+}

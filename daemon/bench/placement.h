@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Placement: whether a prepared model runs in acceld (served: one request
+ * round trip per invoke) or in the client's own process (libaccel runs
+ * acceld's runtime with the settings acceld chose), as Android NNAPI runs
+ * its CPU path inside the app and sends work to a driver service only when
+ * that pays (docs/architecture.md, "Placement").
+ *
+ * acceld decides, from two measurements:
+ *   compute     the chosen setting's median inference time, from its
+ *               mini-benchmark (the decision's END event);
+ *   round trip  this machine's cost of one request: a socket ping-pong
+ *               between two threads, measured after each mini-benchmark,
+ *               plus the median in-daemon overhead of served Execute
+ *               requests (receipt to reply, minus compute).
+ * A model runs in the client when its compute is at most max_compute_us
+ * (config client_placement_max_us; 0 = placement off) and the round trip
+ * is more than max_overhead (client_placement_max_overhead) of it, and
+ * only when every group of its plan runs on a built-in driver in acceld's
+ * process (no plugin driver, no driver host: the client has neither).
+ * Thread-safe: the loop notes served requests, the storage thread and the
+ * scheduler's workers decide.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "settings.h"
+
+struct daemon_instance;
+
+typedef struct bench_placement_config {
+        uint64_t max_compute_us;        /* 0: placement off */
+        double max_overhead;            /* fraction of compute */
+        bool hosts_xnnpack;             /* isolate_drivers = all: XNNPACK runs in a host */
+} bench_placement_config_t;
+
+/* The defaults of the two config keys. */
+#define BENCH_PLACEMENT_DEFAULT_MAX_US 2000
+#define BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD 0.03
+
+void bench_placement_configure(const bench_placement_config_t *c);
+void bench_placement_get_config(bench_placement_config_t *ret);
+
+/* Measure the socket round trip now (about 200 ping-pongs between this
+ * thread and a helper, a few milliseconds) and keep the median. Returns
+ * it in microseconds, or a negative errno. */
+int64_t bench_placement_measure(void);
+
+/* A served Execute: its in-daemon overhead (receipt to reply, minus
+ * compute). Called on the loop; cheap. */
+void bench_placement_note_served(uint64_t overhead_us);
+
+/* Note a prepare answered with placement CLIENT (GetStatus counts them). */
+void bench_placement_note_placed(void);
+
+typedef struct bench_placement_status {
+        int64_t socket_us;              /* -1: not measured yet */
+        int64_t served_overhead_us;     /* -1: no served request yet */
+        uint64_t served_samples;
+        int64_t round_trip_us;          /* the estimate decisions use, -1: none */
+        uint64_t placed_in_client;
+} bench_placement_status_t;
+
+void bench_placement_status(bench_placement_status_t *ret);
+
+/*
+ * Decide for a model whose chosen setting `s` computes in compute_us (-1:
+ * unknown). `not_eligible` (may be NULL or "") is why the model cannot run
+ * in the client whatever its timing (plugin driver, driver host, forced
+ * by the settings). Writes "client: compute 6 us, round trip 80 us ..." or
+ * "daemon: ..." into why and returns true for the client.
+ */
+bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,
+                            size_t why_size);
+
+/* Why instance `inst` cannot run in a client ("" when it can): a group on
+ * a plugin driver or in a driver host. */
+void bench_placement_instance_check(const struct daemon_instance *inst, char *why, size_t why_size);
+
+/*
+ * The "placement" key of a PrepareModel settings JSON: *ret_daemon is true
+ * for "daemon" (the model is always served), *ret_only when it is the only
+ * key (the rest is the daemon's choice, as with no settings). Returns 0,
+ * -EINVAL (a placement that is not "auto" or "daemon", with why).
+ */
+int bench_placement_from_json(const char *json, bool *ret_daemon, bool *ret_only, char *why, size_t why_size);
