@@ -2,14 +2,19 @@
 /*
  * Steps the XNNPACK driver runs itself, inside a group, on the group's
  * thread pool: ops this XNNPACK snapshot has no node for (MIRROR_PAD,
- * RESIZE_NEAREST_NEIGHBOR, RSQRT) or cannot compute exactly as TFLite does
+ * RESIZE_NEAREST_NEIGHBOR, RSQRT, CONCATENATION) or cannot compute exactly
+ * as TFLite does
  * (float MEAN over H and W of a window that is not a power of two). Left on
  * the reference kernels, each of them cut a model into two groups: style
  * transfer ran 58 such nodes between 115 XNNPACK groups, one thread working
- * while the pool's workers slept, and a wake-up for every group after.
+ * while the pool's workers slept, and a wake-up for every group after;
+ * a CONCATENATION cut deeplab's group in two and left blazeface's and the
+ * face detectors' heads on the reference kernels.
  *
  * Every step computes exactly what the reference kernel computes, element
- * for element: the copies gather the same source elements; MEAN sums each
+ * for element: the copies gather the same source elements (CONCATENATION
+ * only where the reference kernel copies too: float32 without a fused
+ * activation, int8/uint8 whose inputs share the output's quantization); MEAN sums each
  * output's inputs in the same order (rows, then columns) in float and
  * divides by the count; RSQRT is 1.0f / sqrtf(x). Only the work is split
  * between threads, never one element's arithmetic, and the workers run
@@ -30,11 +35,14 @@ typedef enum native_kind {
         NATIVE_GATHER,  /* MIRROR_PAD, RESIZE_NEAREST_NEIGHBOR */
         NATIVE_MEAN,
         NATIVE_RSQRT,
+        NATIVE_CONCAT,
 } native_kind_t;
 
 struct rt__xnn_native {
         native_kind_t kind;
-        int32_t in, out;        /* graph tensors */
+        int32_t *ins;           /* graph tensors read (n_ins), and written */
+        int32_t n_ins;
+        int32_t out;
         size_t es;              /* element size */
         /* Gathers: the output as [rows, inner] with 4 dims of rows; per
          * output dim d < 3 the source index of each output index. */
@@ -43,7 +51,12 @@ struct rt__xnn_native {
         /* MEAN: [b, hw, c] reduced over hw. */
         size_t b, hw, c;
         size_t count;           /* RSQRT elements */
-        const void *src;        /* set per run */
+        /* CONCATENATION: the output as [outer, row_bytes]; each input's part
+         * of a row is part_bytes[k] at part_off[k]. */
+        size_t outer, row_bytes;
+        size_t *part_bytes, *part_off;
+        const void *const *srcs; /* set per run, one per input */
+        const void *src;        /* srcs[0] */
         void *dst;
 };
 
@@ -91,6 +104,41 @@ static bool mean_wanted(const rt_driver_graph_t *g, const rt_node_t *n) {
         return (hw & (hw - 1)) != 0 || !fbt_bool(n->options, 0, false);
 }
 
+/* Whether t's quantization is out's (one scale and zero point each). */
+static bool same_quant(const rt_tensor_t *t, const rt_tensor_t *out) {
+        return t->quant.n <= 1 && out->quant.n <= 1 && t->scale == out->scale && t->zero_point == out->zero_point;
+}
+
+/* CONCATENATION the reference kernel runs as plain copies: float32 without
+ * a fused activation, or int8/uint8 inputs that all have the output's
+ * quantization (else it requantizes); inputs of the output's type and rank
+ * that agree with it off the axis. */
+static bool concat_wanted(const rt_driver_graph_t *g, const rt_node_t *n) {
+        const rt_tensor_t *out = tensor(g, n->outputs[0]);
+        int32_t axis = fbt_i32(n->options, 0, 0);
+        if (out->type != RT_TYPE_FLOAT32 && out->type != RT_TYPE_INT8 && out->type != RT_TYPE_UINT8)
+                return false;
+        if (fbt_i8(n->options, 1, 0) != RT_ACT_NONE || out->rank < 1)
+                return false;
+        if (axis < 0)
+                axis += out->rank;
+        if (axis < 0 || axis >= out->rank)
+                return false;
+        int64_t along = 0;
+        for (int32_t k = 0; k < n->n_inputs; k++) {
+                const rt_tensor_t *t = tensor(g, n->inputs[k]);
+                if (!t || t->is_variable || t->type != out->type || t->rank != out->rank)
+                        return false;
+                if (out->type != RT_TYPE_FLOAT32 && !same_quant(t, out))
+                        return false;
+                for (int32_t d = 0; d < t->rank; d++)
+                        if (d != axis && t->dims[d] != out->dims[d])
+                                return false;
+                along += t->dims[axis];
+        }
+        return along == out->dims[axis];
+}
+
 bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n) {
         if (n->n_inputs < 1 || n->n_outputs != 1)
                 return false;
@@ -108,6 +156,8 @@ bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n) {
                 return in->type == RT_TYPE_FLOAT32;
         case RT_BUILTIN_MEAN:
                 return mean_wanted(g, n);
+        case RT_BUILTIN_CONCATENATION:
+                return concat_wanted(g, n);
         default:
                 return false;
         }
@@ -118,7 +168,33 @@ void rt__xnn_native_free(rt__xnn_native_t *s) {
                 return;
         for (int d = 0; d < 4; d++)
                 free(s->maps[d]);
+        free(s->ins);
+        free(s->part_bytes);
+        free(s->part_off);
         free(s);
+}
+
+static int concat_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xnn_native_t *s) {
+        const rt_tensor_t *out = tensor(g, n->outputs[0]);
+        int32_t axis = fbt_i32(n->options, 0, 0);
+        if (axis < 0)
+                axis += out->rank;
+        size_t inner = s->es;
+        for (int32_t d = axis + 1; d < out->rank; d++)
+                inner *= (size_t) out->dims[d];
+        s->outer = 1;
+        for (int32_t d = 0; d < axis; d++)
+                s->outer *= (size_t) out->dims[d];
+        s->part_bytes = calloc((size_t) n->n_inputs + 1, sizeof(size_t));
+        s->part_off = calloc((size_t) n->n_inputs + 1, sizeof(size_t));
+        if (!s->part_bytes || !s->part_off)
+                return -ENOMEM;
+        for (int32_t k = 0; k < n->n_inputs; k++) {
+                s->part_off[k] = s->row_bytes;
+                s->part_bytes[k] = (size_t) tensor(g, n->inputs[k])->dims[axis] * inner;
+                s->row_bytes += s->part_bytes[k];
+        }
+        return 0;
 }
 
 /* TFLite GetNearestNeighbor, as the reference kernel computes it. */
@@ -201,14 +277,26 @@ static int gather_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xn
 int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xnn_native_t **ret, char *err,
                            size_t err_size) {
         const rt_tensor_t *in = tensor(g, n->inputs[0]), *out = tensor(g, n->outputs[0]);
-        if (!rt__xnn_native_wants(g, n) || !static_shape(in) || !static_shape(out)) {
+        bool fixed = rt__xnn_native_wants(g, n) && static_shape(out);
+        for (int32_t k = 0; k < n->n_inputs && fixed; k++)
+                fixed = static_shape(tensor(g, n->inputs[k]));
+        if (!fixed) {
                 snprintf(err, err_size, "XNNPACK: %s with these tensors is not run by the driver", rt_op_name(n->op));
                 return -ENOTSUP;
         }
         rt__xnn_native_t *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        s->in = n->inputs[0];
+        /* The ops with a second input read it here, at prepare (constant
+         * paddings, sizes, axes): only a CONCATENATION reads all of them
+         * at run time. */
+        s->n_ins = n->op == RT_BUILTIN_CONCATENATION ? n->n_inputs : 1;
+        s->ins = calloc((size_t) s->n_ins + 1, sizeof(int32_t));
+        if (!s->ins) {
+                free(s);
+                return -ENOMEM;
+        }
+        memcpy(s->ins, n->inputs, (size_t) s->n_ins * sizeof(int32_t));
         s->out = n->outputs[0];
         s->es = rt_type_size(in->type);
         int r = 0;
@@ -229,6 +317,10 @@ int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__x
                         r = -ENOTSUP;
                 }
                 break;
+        case RT_BUILTIN_CONCATENATION:
+                s->kind = NATIVE_CONCAT;
+                r = concat_prepare(g, n, s);
+                break;
         default:
                 s->kind = NATIVE_RSQRT;
                 s->count = rt_tensor_count(in);
@@ -246,8 +338,12 @@ int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__x
         return 0;
 }
 
-int32_t rt__xnn_native_input(const rt__xnn_native_t *s) {
-        return s->in;
+int32_t rt__xnn_native_n_inputs(const rt__xnn_native_t *s) {
+        return s->n_ins;
+}
+
+int32_t rt__xnn_native_input(const rt__xnn_native_t *s, int32_t k) {
+        return s->ins[k];
 }
 
 int32_t rt__xnn_native_output(const rt__xnn_native_t *s) {
@@ -316,9 +412,24 @@ static void rsqrt_tile(void *p, size_t start, size_t n) {
                 y[i] = 1.0f / sqrtf(x[i]);
 }
 
-void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *src, void *dst, bool yield) {
+/* CONCATENATION: output rows [first, first + n), each the inputs' parts
+ * in order. */
+static void concat_rows(void *p, size_t first, size_t n) {
+        const rt__xnn_native_t *s = p;
+        for (size_t row = first; row < first + n; row++) {
+                uint8_t *dst = (uint8_t *) s->dst + row * s->row_bytes;
+                for (int32_t k = 0; k < s->n_ins; k++)
+                        if (s->part_bytes[k])
+                                memcpy(dst + s->part_off[k],
+                                       (const uint8_t *) s->srcs[k] + row * s->part_bytes[k], s->part_bytes[k]);
+        }
+}
+
+void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
+                        bool yield) {
         uint32_t flags = PTHREADPOOL_FLAG_DISABLE_DENORMALS | (yield ? PTHREADPOOL_FLAG_YIELD_WORKERS : 0);
-        s->src = src;
+        s->srcs = srcs;
+        s->src = srcs[0];
         s->dst = dst;
         switch (s->kind) {
         case NATIVE_GATHER: {
@@ -335,5 +446,10 @@ void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *src
         case NATIVE_RSQRT:
                 pthreadpool_parallelize_1d_tile_1d(pool, rsqrt_tile, s, s->count, RSQRT_TILE, flags);
                 break;
+        case NATIVE_CONCAT: {
+                size_t tile = s->row_bytes >= 16384 ? 1 : 16384 / (s->row_bytes ? s->row_bytes : 1);
+                pthreadpool_parallelize_1d_tile_1d(pool, concat_rows, s, s->outer, tile, flags);
+                break;
+        }
         }
 }

@@ -137,17 +137,23 @@ typedef struct rt__xnn_native rt__xnn_native_t;
 
 /* Whether the driver runs node n itself instead of translating it:
  * MIRROR_PAD, RESIZE_NEAREST_NEIGHBOR (float32, int8), RSQRT (float32),
- * and float MEAN over H and W that XNNPACK cannot compute exactly. */
+ * float MEAN over H and W that XNNPACK cannot compute exactly, and
+ * CONCATENATION that only copies (float32 without an activation, int8 and
+ * uint8 without requantization), which this XNNPACK has no node for. */
 bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n);
 /* The step for node n (static shapes, constant parameters): 0, -ENOTSUP
  * with the reason in err, or -ENOMEM. */
 int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xnn_native_t **ret, char *err,
                            size_t err_size);
 void rt__xnn_native_free(rt__xnn_native_t *s);
-/* The graph tensors the step reads and writes. */
-int32_t rt__xnn_native_input(const rt__xnn_native_t *s);
+/* The graph tensors the step reads at run time (input k of
+ * rt__xnn_native_n_inputs(); a CONCATENATION's every input, the others'
+ * first) and the one it writes. */
+int32_t rt__xnn_native_n_inputs(const rt__xnn_native_t *s);
+int32_t rt__xnn_native_input(const rt__xnn_native_t *s, int32_t k);
 int32_t rt__xnn_native_output(const rt__xnn_native_t *s);
-/* Runs the step from src into dst on `pool` (NULL: the calling thread),
- * bit-identical to the reference kernel; `yield` lets the workers sleep
- * afterwards (the group's last step). */
-void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *src, void *dst, bool yield);
+/* Runs the step from srcs (one per input) into dst on `pool` (NULL: the
+ * calling thread), bit-identical to the reference kernel; `yield` lets the
+ * workers sleep afterwards (the group's last step). */
+void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
+                        bool yield);

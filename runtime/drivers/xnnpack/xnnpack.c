@@ -412,7 +412,8 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
  */
 typedef struct step {
         prepared_t *xnn;            /* an XNNPACK runtime, or */
-        rt__xnn_native_t *native;   /* a step of the driver's own */
+        rt__xnn_native_t *native;   /* a step of the driver's own ... */
+        const void **srcs;          /* ... and its inputs' data, set per run */
 } step_t;
 
 typedef struct group {
@@ -436,6 +437,7 @@ static void group_free(void *p) {
         for (int32_t i = 0; i < gr->n_steps; i++) {
                 prepared_free(gr->steps[i].xnn);
                 rt__xnn_native_free(gr->steps[i].native);
+                free(gr->steps[i].srcs);
         }
         free(gr->steps);
         rt__xnn_pool_release(gr->pool);
@@ -622,6 +624,9 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                         r = rt__xnn_native_prepare(g, &g->nodes[nodes[0]], &sp->native, err, err_size);
                         if (r < 0 && ret_node)
                                 *ret_node = nodes[0];
+                        if (r == 0 &&
+                            !(sp->srcs = calloc((size_t) rt__xnn_native_n_inputs(sp->native) + 1, sizeof(void *))))
+                                return -ENOMEM;
                 } else {
                         rt_driver_group_t sub = { .nodes = nodes, .n_nodes = n_nodes, .inputs = ins,
                                                   .n_inputs = n_ins, .outputs = outs, .n_outputs = n_outs };
@@ -726,18 +731,26 @@ static int steps_execute(group_t *gr, const rt_driver_graph_t *g, char *err, siz
                                 return r;
                         continue;
                 }
-                int32_t in = rt__xnn_native_input(sp->native), out = rt__xnn_native_output(sp->native);
-                const void *src = inner_data(gr, in);
+                for (int32_t k = 0; k < rt__xnn_native_n_inputs(sp->native); k++) {
+                        int32_t in = rt__xnn_native_input(sp->native, k);
+                        const void *src = inner_data(gr, in);
+                        if (!src)
+                                src = g->tensors[in].data;
+                        if (!src) {
+                                snprintf(err, err_size, "tensor %d has no storage", in);
+                                return -EINVAL;
+                        }
+                        sp->srcs[k] = src;
+                }
+                int32_t out = rt__xnn_native_output(sp->native);
                 void *dst = inner_data(gr, out);
-                if (!src)
-                        src = g->tensors[in].data;
                 if (!dst)
                         dst = g->tensors[out].data;
-                if (!src || !dst) {
-                        snprintf(err, err_size, "tensor %d has no storage", src ? out : in);
+                if (!dst) {
+                        snprintf(err, err_size, "tensor %d has no storage", out);
                         return -EINVAL;
                 }
-                rt__xnn_native_run(sp->native, gr->pool, src, dst, i == gr->n_steps - 1);
+                rt__xnn_native_run(sp->native, gr->pool, sp->srcs, dst, i == gr->n_steps - 1);
         }
         return 0;
 }

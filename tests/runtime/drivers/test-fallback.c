@@ -179,8 +179,9 @@ END_TEST
  * this test that runs XNNPACK but refuses any group holding a MUL or a
  * CONCATENATION, gets ADD -> MUL -> CONCATENATION -> ADD as one group.
  * The runs it compiles stay on it, the MUL goes on to XNNPACK (the next
- * link), and the CONCATENATION, which XNNPACK cannot do either, runs on
- * the reference kernels; the result is the reference kernels' result.
+ * link), and the CONCATENATION, which XNNPACK cannot do either (its fused
+ * RELU: the XNNPACK driver copies only plain ones), runs on the reference
+ * kernels; the result is the reference kernels' result.
  */
 static int32_t picky_max_nodes; /* > 0: also refuses groups of more nodes */
 
@@ -258,7 +259,7 @@ static uint8_t *chain_model(size_t *ret_size) {
                   .n_outputs = 1, .options_type = RT_OPTIONS_MUL, .options = none, .n_options = 1 },
                 { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_CONCATENATION, 1), .inputs = cc, .n_inputs = 2,
                   .outputs = &z, .n_outputs = 1, .options_type = RT_OPTIONS_CONCATENATION,
-                  .options = (tfb_option_t[]) { TFB_OPT_I32(0, 1), TFB_OPT_I8(1, 0) }, .n_options = 2 },
+                  .options = (tfb_option_t[]) { TFB_OPT_I32(0, 1), TFB_OPT_I8(1, RT_ACT_RELU) }, .n_options = 2 },
                 { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = a2, .n_inputs = 2, .outputs = &out,
                   .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = none, .n_options = 1 },
         };

@@ -530,26 +530,122 @@ START_TEST(test_xnnpack_native_steps_symmetric_half_pixel) {
 }
 END_TEST
 
-/* CONCATENATION is not in this XNNPACK: it stays on the reference kernels
- * and the results still match. */
-START_TEST(test_xnnpack_concat_falls_back) {
+/*
+ * CONCATENATION is not in this XNNPACK's subgraph API: the driver copies it
+ * itself, inside the group (it used to stay on the reference kernels and
+ * cut the group in two):
+ *   a = ADD(in0, in0)                          XNNPACK
+ *   c = CONCATENATION(a, in1, k; axis -1)      driver, a constant part (graph output 0)
+ *   y = MUL(c, c)                              XNNPACK (graph output 1)
+ *   d = CONCATENATION(in2, a; axis 1)          driver, one row (graph output 2)
+ * one group, bit-identical to the reference kernels at 1 and 2 threads.
+ */
+START_TEST(test_xnnpack_concat_native) {
+        tfb_t *b = tfb_new();
+        int32_t sh[4] = { 1, 5, 4, 3 }, sh1[4] = { 1, 5, 4, 2 }, shk[4] = { 1, 5, 4, 1 }, csh[4] = { 1, 5, 4, 6 };
+        int32_t sh2[4] = { 1, 3, 4, 3 }, dsh[4] = { 1, 8, 4, 3 };
+        float kdata[20];
+        for (int i = 0; i < 20; i++)
+                kdata[i] = (float) i * 0.25f - 2.0f;
+        int32_t in0 = tfb_tensor(b, F, "in0", 4, sh), in1 = tfb_tensor(b, F, "in1", 4, sh1);
+        int32_t in2 = tfb_tensor(b, F, "in2", 4, sh2);
+        int32_t k = tfb_tensor_const(b, F, "k", 4, shk, kdata, sizeof(kdata));
+        int32_t a = tfb_tensor(b, F, "a", 4, sh), c = tfb_tensor(b, F, "c", 4, csh);
+        int32_t y = tfb_tensor(b, F, "y", 4, csh), d = tfb_tensor(b, F, "d", 4, dsh);
+        tfb_option_t act[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        tfb_option_t last[] = { TFB_OPT_I32(0, -1), TFB_OPT_I8(1, RT_ACT_NONE) };
+        tfb_option_t rows[] = { TFB_OPT_I32(0, 1), TFB_OPT_I8(1, RT_ACT_NONE) };
+        int32_t i_add[2] = { in0, in0 }, i_c[3] = { a, in1, k }, i_mul[2] = { c, c }, i_d[2] = { in2, a };
+        tfb_op_t ops[] = {
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_add, .n_inputs = 2, .outputs = &a,
+                  .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = act, .n_options = 1 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_CONCATENATION, 1), .inputs = i_c, .n_inputs = 3,
+                  .outputs = &c, .n_outputs = 1, .options_type = RT_OPTIONS_CONCATENATION, .options = last,
+                  .n_options = 2 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_MUL, 1), .inputs = i_mul, .n_inputs = 2, .outputs = &y,
+                  .n_outputs = 1, .options_type = RT_OPTIONS_MUL, .options = act, .n_options = 1 },
+                { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_CONCATENATION, 1), .inputs = i_d, .n_inputs = 2,
+                  .outputs = &d, .n_outputs = 1, .options_type = RT_OPTIONS_CONCATENATION, .options = rows,
+                  .n_options = 2 },
+        };
+        for (size_t q = 0; q < sizeof(ops) / sizeof(ops[0]); q++)
+                tfb_op_add(b, &ops[q]);
+        int32_t ins[3] = { in0, in1, in2 }, outs[3] = { c, y, d };
+        tfb_io(b, ins, 3, outs, 3);
+        size_t size = 0;
+        _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+        ck_assert_ptr_nonnull(buf);
+        dt_result_t ref;
+        dt_run(buf, size, NULL, &ref);
+        ck_assert_msg(ref.invoke_err == 0 && ref.alloc_err == 0 && ref.create_err == 0, "reference: %s", ref.err);
+        for (int threads = 1; threads <= 2; threads++) {
+                rt_settings_t st = dt_xnnpack(threads);
+                dt_result_t x;
+                dt_run(buf, size, &st, &x);
+                ck_assert_msg(x.invoke_err == 0 && x.alloc_err == 0 && x.create_err == 0, "xnnpack: %s", x.err);
+                ck_assert_str_eq(x.parts, "xnnpack:4");
+                ck_assert_int_eq(x.n_out, 3);
+                for (int i = 0; i < 3; i++) {
+                        ck_assert_uint_eq(x.out_bytes[i], ref.out_bytes[i]);
+                        ck_assert_msg(memcmp(x.out[i], ref.out[i], ref.out_bytes[i]) == 0,
+                                      "output %d differs from the reference at %d threads", i, threads);
+                }
+                dt_result_done(&x);
+        }
+        dt_result_done(&ref);
+        tfb_free(b);
+}
+END_TEST
+
+/* CONCATENATION(a, b) alone, on [1,2,2,3] inputs of `type` (scales sa and
+ * sb, output scale so) with fused activation `act`. */
+static tfb_t *concat_graph(rt_type_t type, float sa, float sb, float so, int act) {
         tfb_t *b = tfb_new();
         int32_t sh[4] = { 1, 2, 2, 3 }, osh[4] = { 1, 2, 2, 6 };
-        int32_t a = tfb_tensor(b, F, "a", 4, sh), c = tfb_tensor(b, F, "c", 4, sh);
-        int32_t out = tfb_tensor(b, F, "out", 4, osh);
+        bool q = type != F;
+        int32_t a = q ? tfb_tensor_quant(b, type, "a", 4, sh, sa, 3, NULL, 0) : tfb_tensor(b, F, "a", 4, sh);
+        int32_t c = q ? tfb_tensor_quant(b, type, "c", 4, sh, sb, 3, NULL, 0) : tfb_tensor(b, F, "c", 4, sh);
+        int32_t out = q ? tfb_tensor_quant(b, type, "out", 4, osh, so, 3, NULL, 0) : tfb_tensor(b, F, "out", 4, osh);
         int32_t ins[2] = { a, c };
-        tfb_option_t opts[] = { TFB_OPT_I32(0, 3), TFB_OPT_I8(1, 0) };
+        tfb_option_t opts[] = { TFB_OPT_I32(0, 3), TFB_OPT_I8(1, act) };
         tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_CONCATENATION, 1), .inputs = ins, .n_inputs = 2,
                         .outputs = &out, .n_outputs = 1, .options_type = RT_OPTIONS_CONCATENATION,
                         .options = opts, .n_options = 2 };
         tfb_op_add(b, &op);
         tfb_io(b, ins, 2, &out, 1);
-        dt_result_t x;
-        ck_assert_int_eq(dt_compare(b, 0, 0, 0, &x), 0);
-        ck_assert_str_eq(x.parts, "reference:1");
-        ck_assert_str_eq(x.why, "node 0 (CONCATENATION): XNNPACK: CONCATENATION is not in this XNNPACK's subgraph API");
-        dt_result_done(&x);
-        tfb_free(b);
+        return b;
+}
+
+/* Plain copies run in the driver: int8 and uint8 inputs that share the
+ * output's quantization. */
+START_TEST(test_xnnpack_concat_quantized_native) {
+        rt_type_t types[2] = { RT_TYPE_INT8, RT_TYPE_UINT8 };
+        for (int i = 0; i < 2; i++) {
+                tfb_t *b = concat_graph(types[i], 0.5f, 0.5f, 0.5f, RT_ACT_NONE);
+                dt_result_t x;
+                ck_assert_int_eq(dt_compare(b, 0, 0, 0, &x), 1);
+                ck_assert_str_eq(x.parts, "xnnpack:1");
+                dt_result_done(&x);
+                tfb_free(b);
+        }
+}
+END_TEST
+
+/* What the reference kernel computes instead of copying stays there:
+ * requantization (an input's scale differs from the output's) and a fused
+ * activation. */
+START_TEST(test_xnnpack_concat_falls_back) {
+        tfb_t *graphs[2] = { concat_graph(RT_TYPE_INT8, 0.5f, 0.25f, 0.5f, RT_ACT_NONE),
+                             concat_graph(F, 0, 0, 0, RT_ACT_RELU) };
+        for (int i = 0; i < 2; i++) {
+                dt_result_t x;
+                ck_assert_int_eq(dt_compare(graphs[i], 0, 0, 0, &x), 0);
+                ck_assert_str_eq(x.parts, "reference:1");
+                ck_assert_str_eq(x.why,
+                                 "node 0 (CONCATENATION): XNNPACK: CONCATENATION is not in this XNNPACK's subgraph API");
+                dt_result_done(&x);
+                tfb_free(graphs[i]);
+        }
 }
 END_TEST
 
@@ -764,6 +860,8 @@ int main(void) {
         tcase_add_test(tc, test_xnnpack_add_broadcast_relu_n1);
         tcase_add_test(tc, test_xnnpack_mul_relu6);
         tcase_add_test(tc, test_xnnpack_reshape_softmax);
+        tcase_add_test(tc, test_xnnpack_concat_native);
+        tcase_add_test(tc, test_xnnpack_concat_quantized_native);
         tcase_add_test(tc, test_xnnpack_concat_falls_back);
         tcase_add_test(tc, test_xnnpack_mean_spatial);
         tcase_add_test(tc, test_xnnpack_mean_inexact_native);
