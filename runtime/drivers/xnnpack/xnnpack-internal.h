@@ -29,8 +29,12 @@ void rt__xnn_pool_release(pthreadpool_t pool);
  * workers leave the CPUs to this execution. */
 void rt__xnn_pool_enter(pthreadpool_t pool);
 void rt__xnn_pool_leave(pthreadpool_t pool);
-/* How often `pool` was put to rest by another pool's group (tests). */
+/* How often `pool` was put to rest, by another pool's group or after
+ * lingering idle (tests). */
 uint64_t rt__xnn_pool_rests(pthreadpool_t pool);
+/* How long an idle pool's workers spin before they are put to rest
+ * (default 2 ms; 0: pthreadpool's own spin, ~22 ms). For tests. */
+void rt__xnn_pool_set_linger_ns(uint64_t ns);
 
 /* The group's preconditions (dataflow.c): every boundary and node tensor
  * in range with a shape of dimensions >= 1, constants with all their data,

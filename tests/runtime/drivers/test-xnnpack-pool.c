@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "driver.h"
 #include "rt.h"
@@ -33,18 +34,19 @@ static void count_item(void *ctx, size_t i) {
 }
 
 /* Same owner and thread count: the same pool; the last release joins its
- * worker. */
+ * worker, and the rester once no pool is left. */
 START_TEST(test_pool_shared_per_owner_no_leak) {
         int a, b, before = count_threads();
         pthreadpool_t p1 = rt__xnn_pool_acquire(&a, 2);
+        ck_assert_ptr_nonnull(p1);
+        ck_assert_int_eq(count_threads(), before + 2);   /* its worker, the rester */
         pthreadpool_t p2 = rt__xnn_pool_acquire(&a, 2);
         pthreadpool_t p3 = rt__xnn_pool_acquire(&b, 2);
-        ck_assert_ptr_nonnull(p1);
         ck_assert_ptr_eq(p1, p2);
         ck_assert_ptr_ne(p1, p3);
-        ck_assert_int_eq(count_threads(), before + 2);
+        ck_assert_int_eq(count_threads(), before + 3);
         rt__xnn_pool_release(p1);
-        ck_assert_int_eq(count_threads(), before + 2);
+        ck_assert_int_eq(count_threads(), before + 3);
         rt__xnn_pool_release(p2);
         rt__xnn_pool_release(p3);
         ck_assert_int_eq(count_threads(), before);
@@ -56,6 +58,7 @@ END_TEST
 START_TEST(test_pool_enter_rests_the_other_idle_pool) {
         int a, b, before = count_threads();
         unsigned items = 0;
+        rt__xnn_pool_set_linger_ns(0);  /* no rest by time here */
         pthreadpool_t pa = rt__xnn_pool_acquire(&a, 2);
         pthreadpool_t pb = rt__xnn_pool_acquire(&b, 2);
         ck_assert_ptr_nonnull(pa);
@@ -98,6 +101,41 @@ START_TEST(test_pool_enter_rests_the_other_idle_pool) {
         ck_assert_int_eq(count_threads(), before);
         /* Unknown pools count nothing. */
         ck_assert_uint_eq(rt__xnn_pool_rests(NULL), 0);
+        rt__xnn_pool_set_linger_ns(2000000);
+}
+END_TEST
+
+/* A pool left idle is put to rest by the rester after the linger time (no
+ * other pool runs); a busy one is not. No timing is asserted: the test
+ * waits for the rest, up to 10 s. */
+START_TEST(test_pool_idle_pool_rested_after_linger) {
+        int a, before = count_threads();
+        unsigned items = 0;
+        rt__xnn_pool_set_linger_ns(1000000);
+        pthreadpool_t pa = rt__xnn_pool_acquire(&a, 2);
+        ck_assert_ptr_nonnull(pa);
+        rt__xnn_pool_enter(pa);
+        pthreadpool_parallelize_1d(pa, count_item, &items, 64, 0);
+        /* Busy for longer than the linger: not rested. */
+        struct timespec ts = { 0, 20 * 1000000 };
+        nanosleep(&ts, NULL);
+        ck_assert_uint_eq(rt__xnn_pool_rests(pa), 0);
+        rt__xnn_pool_leave(pa);
+        for (int i = 0; i < 1000 && rt__xnn_pool_rests(pa) == 0; i++) {
+                ts.tv_nsec = 10 * 1000000;
+                nanosleep(&ts, NULL);
+        }
+        ck_assert_uint_eq(rt__xnn_pool_rests(pa), 1);
+        /* Rested once: nothing more to do until it runs again. */
+        ts.tv_nsec = 20 * 1000000;
+        nanosleep(&ts, NULL);
+        ck_assert_uint_eq(rt__xnn_pool_rests(pa), 1);
+        items = 0;
+        pthreadpool_parallelize_1d(pa, count_item, &items, 64, 0);
+        ck_assert_uint_eq(items, 64);
+        rt__xnn_pool_release(pa);
+        ck_assert_int_eq(count_threads(), before);
+        rt__xnn_pool_set_linger_ns(2000000);
 }
 END_TEST
 
@@ -140,7 +178,7 @@ START_TEST(test_pool_two_interpreters_alternate_exact) {
         ck_assert_msg(rt_model_load_file(path, &m, err, sizeof(err)) == 0, "%s", err);
         int before = count_threads();
         rt_interp_t *one = interp_new(m, 1), *a = interp_new(m, 2), *b = interp_new(m, 2);
-        ck_assert_int_eq(count_threads(), before + 2);
+        ck_assert_int_eq(count_threads(), before + 3);   /* two workers, the rester */
         const rt_tensor_t *ot = rt_interp_output_tensor(one, 0);
         size_t out_bytes = rt_tensor_count(ot) * rt_type_size(ot->type);
         for (unsigned round = 0; round < 3; round++) {
@@ -172,6 +210,7 @@ int main(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_pool_shared_per_owner_no_leak);
         tcase_add_test(tc, test_pool_enter_rests_the_other_idle_pool);
+        tcase_add_test(tc, test_pool_idle_pool_rested_after_linger);
         tcase_add_test(tc, test_pool_two_interpreters_alternate_exact);
         suite_add_tcase(s, tc);
         SRunner *sr = srunner_create(s);
