@@ -44,7 +44,7 @@ typedef struct shared_pool {
         pthreadpool_t pool;
         unsigned refs;
         unsigned busy;          /* groups running on it now */
-        uint64_t rests;         /* times put to rest by another pool's group */
+        uint64_t rests;         /* times put to rest (another pool's group, the rester) */
 } shared_pool_t;
 
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
