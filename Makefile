@@ -41,7 +41,8 @@ test-asan: deps
 	meson test -C build-asan --print-errorlogs --num-processes 2
 
 # The threads that share state (the libuv loop, scheduler workers, the
-# storage thread) under ThreadSanitizer. Every process of a test, the
+# storage thread, the XNNPACK driver's pools and their rester) under
+# ThreadSanitizer. Every process of a test, the
 # acceld children included, writes its reports to build-tsan/tsan/; any
 # report fails the target. tests/tsan.supp lists known exceptions, each with
 # its reason. Not in the set: minibench and acceld-wcache (their benchmark
@@ -49,11 +50,11 @@ test-asan: deps
 # aborts) and acceld-isolation (its hang/deadline timings do not hold at
 # TSan's speed). The multiplier gives the slowed tests their time.
 # Only what those tests run is built (the kernels' own tests are not).
-TSAN_TESTS ?= daemon-scheduler storage-thread storage-events acceld-serving acceld-zerocopy acceld-cache acceld-requests
+TSAN_TESTS ?= drivers-xnnpack-pool daemon-scheduler storage-thread storage-events acceld-serving acceld-zerocopy acceld-cache acceld-requests
 TSAN_TARGETS ?= daemon/acceld client/accelctl plugins/faulty/faulty.so tests/daemon/acceld-test \
 	tests/daemon/test-daemon-scheduler tests/storage/test-storage-thread tests/storage/test-storage-events \
 	tests/daemon/test-acceld-serving tests/daemon/test-acceld-zerocopy tests/daemon/test-acceld-cache \
-	tests/daemon/test-acceld-requests
+	tests/daemon/test-acceld-requests tests/runtime/drivers/test-xnnpack-pool
 test-tsan: deps
 	[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false
 	ninja -C build-tsan $(TSAN_TARGETS)

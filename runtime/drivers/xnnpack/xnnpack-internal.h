@@ -23,6 +23,18 @@ int rt__xnn_calibrate(const rt_driver_t *d, rt_driver_caps_t *ret);
  * destroys the pool. Thread-safe. (pool.c) */
 pthreadpool_t rt__xnn_pool_acquire(const void *owner, size_t threads);
 void rt__xnn_pool_release(pthreadpool_t pool);
+/* Around a group's execution on `pool` (NULL: one thread). The workers of
+ * a pool spin between its groups and invokes; entering puts the pool that
+ * ran last to rest when it is another one and idle, so that its spinning
+ * workers leave the CPUs to this execution. */
+void rt__xnn_pool_enter(pthreadpool_t pool);
+void rt__xnn_pool_leave(pthreadpool_t pool);
+/* How often `pool` was put to rest, by another pool's group or after
+ * lingering idle (tests). */
+uint64_t rt__xnn_pool_rests(pthreadpool_t pool);
+/* How long an idle pool's workers spin before they are put to rest
+ * (default 2 ms; 0: pthreadpool's own spin, ~22 ms). For tests. */
+void rt__xnn_pool_set_linger_ns(uint64_t ns);
 
 /* The group's preconditions (dataflow.c): every boundary and node tensor
  * in range with a shape of dimensions >= 1, constants with all their data,

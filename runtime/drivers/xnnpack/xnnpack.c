@@ -146,7 +146,7 @@ static enum xnn_status probe_setup(prepared_t *pr, const rt_driver_graph_t *g) {
  * names it in the message), which is -1 for the group's own failures.
  */
 static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const rt_settings_t *s,
-                         bool probe, bool yield, prepared_t **ret, char *err, size_t err_size, int32_t *ret_node) {
+                         bool probe, prepared_t **ret, char *err, size_t err_size, int32_t *ret_node) {
         prepared_t *pr = calloc(1, sizeof(*pr));
         uint32_t *ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
         uint32_t *fold_ids = malloc(((size_t) g->n_tensors + 1) * sizeof(uint32_t));
@@ -250,10 +250,9 @@ static int group_compile(const rt_driver_graph_t *g, const rt_driver_group_t *gr
                         goto error;
                 }
         }
-        /* Workers spinning after the last operator would steal the CPU from
-         * the reference kernels running between groups; inside a group,
-         * before a step of its own, they should keep spinning. */
-        uint32_t flags = pr->pool && yield ? XNN_FLAG_YIELD_WORKERS : 0;
+        /* No XNN_FLAG_YIELD_WORKERS: the workers keep spinning after the
+         * last operator, across groups and invokes (pool.c says why). */
+        uint32_t flags = 0;
         if (!probe && s && (s->xnnpack_flags & RT_XNNPACK_FLAG_FORCE_FP16))
                 flags |= XNN_FLAG_FORCE_FP16_INFERENCE;
         if (!probe && s && (s->xnnpack_flags & RT_XNNPACK_FLAG_SPARSE))
@@ -383,7 +382,7 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
                 bool native = r == 0 && !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(&pg, n);
                 if (r == 0)
                         r = native ? rt__xnn_native_prepare(&pg, n, &nat, reasons[i], RT_DRIVER_REASON_MAX)
-                                   : group_compile(&pg, &grp, s, true, true, &pr, reasons[i], RT_DRIVER_REASON_MAX,
+                                   : group_compile(&pg, &grp, s, true, &pr, reasons[i], RT_DRIVER_REASON_MAX,
                                                    NULL);
                 rt__xnn_probe_restore(g, n, view);
                 free(ins);
@@ -407,8 +406,7 @@ static int xnn_supported(const rt_driver_t *d, const rt_driver_graph_t *g, const
  * steps, in the group's order: runs of translated nodes, each one XNNPACK
  * runtime, and the native nodes between them. All steps share the
  * interpreter's pool; the tensors passed between steps live in buffers of
- * the group, reused once their last reader has run; only the last step
- * lets the workers sleep.
+ * the group, reused once their last reader has run.
  */
 typedef struct step {
         prepared_t *xnn;            /* an XNNPACK runtime, or */
@@ -567,14 +565,6 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                 snprintf(err, err_size, "cannot create a pool of %d threads", threads);
                 return -ENOMEM;
         }
-        /* The last step that does anything lets the workers sleep. */
-        int32_t last = -1;
-        for (int32_t st = 0; st < n_steps; st++)
-                for (int32_t k = 0; k < nn; k++) {
-                        const rt_node_t *n = &g->nodes[grp->nodes[k]];
-                        if (step_of[k] == st && n->n_outputs > 0 && needed_after(g, grp, step_of, st, n->outputs[0]))
-                                last = st;
-                }
         for (int32_t st = 0; st < n_steps; st++) {
                 int32_t n_nodes = 0, n_ins = 0, n_outs = 0;
                 for (int32_t k = 0; k < nn; k++) {
@@ -630,7 +620,7 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                 } else {
                         rt_driver_group_t sub = { .nodes = nodes, .n_nodes = n_nodes, .inputs = ins,
                                                   .n_inputs = n_ins, .outputs = outs, .n_outputs = n_outs };
-                        r = group_compile(g, &sub, s, false, st == last, &sp->xnn, err, err_size, ret_node);
+                        r = group_compile(g, &sub, s, false, &sp->xnn, err, err_size, ret_node);
                         if (r == 0) {
                                 prepared_t *pr = sp->xnn;
                                 pr->fixed = calloc((size_t) pr->n_ext + 1, sizeof(void *));
@@ -677,7 +667,7 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
                 any |= native[k];
         }
         int r = any ? group_split(g, grp, s, native, gr, err, err_size, &e->node)
-                    : group_compile(g, grp, s, false, true, &gr->one, err, err_size, &e->node);
+                    : group_compile(g, grp, s, false, &gr->one, err, err_size, &e->node);
         if (r < 0) {
                 group_free(gr);
                 return r;
@@ -750,24 +740,33 @@ static int steps_execute(group_t *gr, const rt_driver_graph_t *g, char *err, siz
                         snprintf(err, err_size, "tensor %d has no storage", out);
                         return -EINVAL;
                 }
-                rt__xnn_native_run(sp->native, gr->pool, sp->srcs, dst, i == gr->n_steps - 1);
+                rt__xnn_native_run(sp->native, gr->pool, sp->srcs, dst, false);
         }
         return 0;
 }
 
-static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t err_size) {
+static int group_run(group_t *gr, const rt_driver_graph_t *g, char *err, size_t err_size) {
 #if defined(__SSE__)
         /* TensorFlow Lite runs Interpreter::Invoke, its XNNPACK delegate
          * included, with subnormals flushed (ruy::ScopedSuppressDenormals:
          * FTZ and DAZ on x86); so does this group. */
         const unsigned int csr = _mm_getcsr();
         _mm_setcsr(csr | 0x8040u);
-        int r = steps_execute(p, g, err, err_size);
+        int r = steps_execute(gr, g, err, err_size);
         _mm_setcsr(csr);
         return r;
 #else
-        return steps_execute(p, g, err, err_size);
+        return steps_execute(gr, g, err, err_size);
 #endif
+}
+
+static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t err_size) {
+        group_t *gr = p;
+        pthreadpool_t pool = gr->one ? gr->one->pool : gr->pool;
+        rt__xnn_pool_enter(pool);
+        int r = group_run(gr, g, err, err_size);
+        rt__xnn_pool_leave(pool);
+        return r;
 }
 
 static const rt_driver_t xnnpack_driver = {
