@@ -40,6 +40,7 @@ typedef struct daemon_serving {
         unsigned n_handles, n_buffers;
         uint64_t registered_bytes;
         uint64_t executions;
+        struct daemon_lanes *lanes;     /* serving/lane.c */
         uid_t *allowed_uids;
         size_t n_allowed_uids;
         gid_t *allowed_gids;
