@@ -151,8 +151,8 @@ static const config_entry_t config_table[] = {
              "a deadline never waits."),
         UINT("max_lanes", max_lanes, 0, 4096, 32,
              "Lanes (burst executions over shared memory, one thread each) open at once over every "
-             "connection; each also counts as one of its uid's max_queued_per_uid. 0 = off: every "
-             "execution goes over the socket."),
+             "connection (per uid: at most max_queued_per_uid). 0 = off: every execution goes over the "
+             "socket."),
         UINT("lane_spin_us", lane_spin_us, 0, 10000, 50,
              "How long a lane's thread polls its control block after an execution before it sleeps on "
              "the futex (a client invoking in a loop is served without a wake-up); 0 = never spin."),

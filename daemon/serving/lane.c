@@ -28,6 +28,7 @@ struct serving_lane {
         ipc_lane_ctl_t *ctl;            /* in ctl_buffer's mapping: the client writes it too */
         serving_buffer_t *ctl_buffer;   /* referenced */
         serving_job_t *job;             /* the execution template: regions, shapes, instance (owned) */
+        daemon_uid_usage_t *usage;      /* charged one lane */
         uint64_t spin_us;
         uint32_t last;                  /* the req_seq served last (lane thread) */
 };
@@ -189,7 +190,8 @@ static void lane_free(daemon_serving_t *sv, serving_lane_t *l) {
                         break;
                 }
         lanes->n_open--;
-        serving__job_free(l->job);     /* regions, instance, the uid's queued slot */
+        l->usage->lanes--;
+        serving__job_free(l->job);     /* regions, instance */
         serving__buffer_unref(sv, l->ctl_buffer);
         free(l);
 }
@@ -403,9 +405,11 @@ int daemon_lane_open_handle(daemon_request_t *rq) {
         if (lanes->n_open >= cfg->max_lanes)
                 return daemon_request_errorf(rq, -EAGAIN, "%u lanes are open (max_lanes %" PRIu64 ")", lanes->n_open,
                                              cfg->max_lanes);
-        r = serving__queue_check(rq, ss);
-        if (r < 0)
-                return r;
+        if (cfg->max_queued_per_uid > 0 && ss->usage->lanes >= cfg->max_queued_per_uid) {
+                daemon_refusal_count(DAEMON_REFUSAL_queued_requests);
+                return daemon_request_errorf(rq, -EAGAIN, "uid %u has %u lanes open (max_queued_per_uid %" PRIu64 ")",
+                                             (unsigned) ss->usage->uid, ss->usage->lanes, cfg->max_queued_per_uid);
+        }
 
         l = calloc(1, sizeof(*l));
         if (!l)
@@ -421,11 +425,11 @@ int daemon_lane_open_handle(daemon_request_t *rq) {
                 free(l);
                 return r;
         }
-        /* The lane holds one execution at a time: it is one of the uid's
-         * queued requests for as long as it is open. */
+        /* A lane holds one execution at a time: a uid may open as many
+         * as it may queue requests. */
         l->job->rq = NULL;
-        l->job->usage = ss->usage;
-        ss->usage->queued++;
+        l->usage = ss->usage;
+        ss->usage->lanes++;
         l->sv = ss->sv;
         l->ctl_buffer = b;
         b->n_ref++;

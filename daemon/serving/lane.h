@@ -12,9 +12,8 @@
  * wake-up, no queue: the round trip is two cache-line transfers when both
  * sides spin, two futex wake-ups when they sleep.
  *
- * Limits: max_lanes open at once (config; 0 = off), and each lane counts
- * as one of its uid's max_queued_per_uid for its whole life (it holds at
- * most one execution). A lane closes with LaneClose or its connection; its
+ * Limits: max_lanes open at once (config; 0 = off), and per uid as many
+ * as max_queued_per_uid (a lane holds at most one execution). A lane closes with LaneClose or its connection; its
  * thread finishes the execution in progress and is joined on the loop.
  *
  * Loop thread only, except the lane threads themselves.

@@ -28,6 +28,7 @@ typedef struct daemon_uid_usage {
         uint64_t model_bytes;           /* sizes of the models its handles hold */
         uint64_t registered_bytes;
         unsigned queued;                /* jobs queued or running */
+        unsigned lanes;                 /* lanes open (serving/lane.c), at most max_queued_per_uid */
         struct daemon_uid_usage *next;
 } daemon_uid_usage_t;
 

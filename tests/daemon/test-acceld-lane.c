@@ -58,6 +58,12 @@ static void setup_one_lane(void) {
         harness_up_with(&d, args, false);
 }
 
+static void setup_uid_limit(void) {
+        static const char *const args[] = { "--max-queued-per-uid", "1", NULL };
+
+        harness_up_with(&d, args, false);
+}
+
 static void teardown(void) {
         harness_cleanup(&d);
 }
@@ -583,6 +589,26 @@ START_TEST(test_lane_limit_falls_back_to_socket) {
 }
 END_TEST
 
+/* Per uid, lanes are bounded by max_queued_per_uid (1 here): the second
+ * interpreter goes over the socket, and socket requests still fit. */
+START_TEST(test_lane_uid_limit) {
+        golden_t gd;
+        accel_interp_t *a, *b;
+
+        if (!golden_load(&gd))
+                return;
+        a = interp_open(&gd, true);
+        b = interp_open(&gd, true);
+        ck_assert(accel_interp_uses_lane(a));
+        ck_assert(!accel_interp_uses_lane(b));
+        golden_check(&gd, invoke_with(b, gd.input, gd.in_size));
+        golden_check(&gd, invoke_with(a, gd.input, gd.in_size));
+        accel_interp_delete(a);
+        accel_interp_delete(b);
+        golden_done(&gd);
+}
+END_TEST
+
 static void *spin_main(void *arg) {
         accel_interp_t *it = arg;
 
@@ -623,7 +649,7 @@ END_TEST
 
 int main(int argc, char **argv) {
         Suite *s = suite_create("acceld-lane");
-        TCase *tc = tcase_create("lane"), *tl = tcase_create("limit");
+        TCase *tc = tcase_create("lane"), *tl = tcase_create("limit"), *tu = tcase_create("uid-limit");
         SRunner *sr;
         int failed;
 
@@ -641,6 +667,10 @@ int main(int argc, char **argv) {
         tcase_set_timeout(tl, 120);
         tcase_add_test(tl, test_lane_limit_falls_back_to_socket);
         suite_add_tcase(s, tl);
+        tcase_add_checked_fixture(tu, setup_uid_limit, teardown);
+        tcase_set_timeout(tu, 120);
+        tcase_add_test(tu, test_lane_uid_limit);
+        suite_add_tcase(s, tu);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);
