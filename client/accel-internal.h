@@ -105,7 +105,7 @@ int accel__lane_open(accel_client_t *c, uint64_t handle, uint64_t buffer, void *
                      accel_lane_t **ret);
 /* Ring, wait, read the status and the output shapes. 0, or the daemon's
  * status as -errno with the last error set, -ECONNRESET when the
- * connection went away. */
+ * connection went away (the lane is then unusable: close it). */
 int accel__lane_invoke(accel_lane_t *l, uint32_t deadline_ms, accel__lane_result_t *res);
 /* Free `l`; with tell, send LaneClose first (a shared connection). */
 void accel__lane_close(accel_lane_t *l, bool tell);

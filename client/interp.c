@@ -1162,13 +1162,19 @@ int accel_interp_invoke(accel_interp_t *it) {
                 return r;
         if (it->lane && !it->inline_outputs) {
                 r = lane_invoke(it, t0);
-                if (r != -ENOBUFS)
+                if (r == -ECONNRESET) {
+                        /* acceld went away: the socket says how, now
+                         * and from now on, as without a lane. */
+                        accel__error_clear();
+                        lane_drop(it, false);
+                } else if (r == -ENOBUFS) {
+                        /* An output outgrew its region: the socket,
+                         * outputs inline, from now on (below). */
+                        accel__error_clear();
+                        lane_drop(it, true);
+                        it->inline_outputs = true;
+                } else
                         return r;
-                /* An output outgrew its region: the socket, outputs
-                 * inline, from now on (below). */
-                accel__error_clear();
-                lane_drop(it, true);
-                it->inline_outputs = true;
         }
         inline_out = it->inline_tensors || it->inline_outputs;
         r = interp_execute(it, inline_out, &resp);

@@ -167,6 +167,7 @@ int accel__lane_invoke(accel_lane_t *l, uint32_t deadline_ms, accel__lane_result
                 __atomic_store_n(&c->client_waiting, 0, __ATOMIC_RELAXED);
                 if (__atomic_load_n(&c->done_seq, __ATOMIC_ACQUIRE) != seq - 1)
                         break;
+                /* The caller drops the lane: the ring is never answered. */
                 if (conn_gone(l->c))
                         return accel__error(-ECONNRESET, ACCEL_STATUS_NONE,
                                             "acceld closed the connection during a lane invoke");
