@@ -20,6 +20,7 @@ struct serving_lane {
         uint64_t id;
         daemon_serving_t *sv;
         serving_session_t *session;     /* loop; NULL once stopped */
+        const serving_handle_t *handle; /* loop: the handle it serves; NULL once stopped */
         serving_lane_t *next;           /* session->lanes (loop) */
         serving_lane_t *all_next;       /* lanes->all (loop) */
         serving_lane_t *exited_next;    /* lanes->exited (under lanes->mu) */
@@ -175,6 +176,7 @@ static void lane_stop(serving_lane_t *l) {
                 l->session = NULL;
                 l->next = NULL;
         }
+        l->handle = NULL;
         __atomic_store_n(&l->stop, true, __ATOMIC_SEQ_CST);
         ipc_lane_futex_wake(&l->ctl->req_seq);
 }
@@ -269,6 +271,12 @@ void serving__lanes_done(daemon_serving_t *sv) {
 void serving__lanes_close_session(serving_session_t *ss) {
         while (ss->lanes)
                 lane_stop(ss->lanes);
+}
+
+void serving__lanes_close_handle(daemon_serving_t *sv, const serving_handle_t *h) {
+        for (serving_lane_t *l = sv->lanes ? sv->lanes->all : NULL; l; l = l->all_next)
+                if (l->handle == h)
+                        lane_stop(l);
 }
 
 unsigned serving__lanes_open(const daemon_serving_t *sv) {
@@ -451,6 +459,7 @@ int daemon_lane_open_handle(daemon_request_t *rq) {
         }
         (void) pthread_setname_np(l->thread, "acceld-lane");
         l->session = ss;
+        l->handle = h;
         l->next = ss->lanes;
         ss->lanes = l;
         l->all_next = lanes->all;

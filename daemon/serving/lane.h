@@ -25,6 +25,7 @@
 typedef struct daemon_serving daemon_serving_t;
 typedef struct serving_session serving_session_t;
 typedef struct daemon_lanes daemon_lanes_t;
+typedef struct serving_handle serving_handle_t;
 
 /* Set up sv->lanes on the loop. 0 or -errno. */
 int serving__lanes_init(daemon_serving_t *sv);
@@ -34,6 +35,9 @@ void serving__lanes_done(daemon_serving_t *sv);
 /* The connection of `ss` is closing: stop its lanes (their threads are
  * joined on the loop once they exit). */
 void serving__lanes_close_session(serving_session_t *ss);
+/* Handle `h` is being released: stop its lanes (a lane must not keep an
+ * instance its uid no longer has a handle, and a quota, for). */
+void serving__lanes_close_handle(daemon_serving_t *sv, const serving_handle_t *h);
 /* GetStatus: lanes open, executions they served. */
 unsigned serving__lanes_open(const daemon_serving_t *sv);
 uint64_t serving__lanes_executions(const daemon_serving_t *sv);

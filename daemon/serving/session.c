@@ -84,6 +84,7 @@ void serving__infos_free(daemon_tensor_info_t *v, int32_t n) {
 }
 
 void serving__handle_free(daemon_serving_t *sv, serving_handle_t *h) {
+        serving__lanes_close_handle(sv, h);
         if (h->usage)
                 h->usage->model_bytes -= h->instance->model->size;
         serving__infos_free(h->inputs, h->instance->n_inputs);

@@ -523,6 +523,32 @@ START_TEST(test_lane_close_and_refusals) {
 }
 END_TEST
 
+/* Releasing the handle ends its lane (it would keep the instance past the
+ * uid's model quota). */
+START_TEST(test_lane_ends_with_its_handle) {
+        golden_t gd;
+        raw_t c;
+        Acceld__Request req = ACCELD__REQUEST__INIT;
+        Acceld__ReleaseModelRequest rm = ACCELD__RELEASE_MODEL_REQUEST__INIT;
+        Acceld__Response *r;
+
+        if (!golden_load(&gd))
+                return;
+        raw_open(&c, &gd);
+        ck_assert_uint_eq(lanes_open(), 1);
+        rm.has_handle = 1;
+        rm.handle = c.handle;
+        req.body_case = ACCELD__REQUEST__BODY_RELEASE_MODEL;
+        req.release_model = &rm;
+        r = harness_transact(&c.h, &req, NULL, 0);
+        ck_assert_msg(r->status == ACCELD__STATUS__NONE, "release: %s", r->message);
+        harness_resp_free(r);
+        lanes_gone();
+        raw_close(&c);
+        golden_done(&gd);
+}
+END_TEST
+
 /* A client killed in the middle of its invokes. */
 START_TEST(test_lane_client_killed_mid_request) {
         golden_t gd;
@@ -661,6 +687,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_lane_hostile_control_block);
         tcase_add_test(tc, test_lane_close_and_refusals);
         tcase_add_test(tc, test_lane_client_killed_mid_request);
+        tcase_add_test(tc, test_lane_ends_with_its_handle);
         tcase_add_test(tc, test_lane_sigterm);
         suite_add_tcase(s, tc);
         tcase_add_checked_fixture(tl, setup_one_lane, teardown);
