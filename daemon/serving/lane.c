@@ -452,6 +452,7 @@ int daemon_lane_open_handle(daemon_request_t *rq) {
         __atomic_store_n(&l->ctl->done_seq, l->last, __ATOMIC_RELEASE);
         r = pthread_create(&l->thread, NULL, lane_main, l);
         if (r != 0) {
+                ss->usage->lanes--;
                 serving__job_free(l->job);
                 serving__buffer_unref(ss->sv, b);
                 free(l);
