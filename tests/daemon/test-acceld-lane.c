@@ -644,7 +644,7 @@ static void *spin_main(void *arg) {
 }
 
 /* SIGTERM with one lane asleep on its futex and one invoking in a loop:
- * acceld exits cleanly, well within shutdown_timeout_ms (10 s). */
+ * acceld exits cleanly within shutdown_timeout_ms (10 s). */
 START_TEST(test_lane_sigterm) {
         golden_t gd;
         raw_t idle;
@@ -663,7 +663,9 @@ START_TEST(test_lane_sigterm) {
         t0 = acc_now_us();
         status = harness_signal_and_wait(&d, SIGTERM);
         ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "acceld ended with status %d", status);
-        ck_assert_uint_lt(acc_now_us() - t0, 5000000u);
+        /* Before shutdown_timeout_ms (10 s), whose guard would also exit
+         * 0: the lanes were joined, not abandoned. */
+        ck_assert_uint_lt(acc_now_us() - t0, 10000000u);
         d.pid = 0;
         /* The busy client learns that acceld went away. */
         ck_assert_int_eq(pthread_join(t, NULL), 0);
