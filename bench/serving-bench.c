@@ -20,6 +20,15 @@
  *       applied, and acceld's CPU time (user+sys, all its threads, from
  *       /proc/PID/stat of the socket's peer) per invoke. Inputs from the
  *       files (raw bytes, one per input in order), else zeros.
+ *   serving-bench lane       MODEL --socket S [--settings JSON] [--runs N] [--input FILE]...
+ *       what an invoke costs beyond its compute, over the socket and over a
+ *       lane (docs/architecture.md "Lanes"): two interpreters of one
+ *       instance, shared-memory tensors, one with lanes off, invoked in
+ *       turn run by run; for each the round trip's min/median/p90, the
+ *       median compute time acceld measured, and the median of round trip
+ *       minus compute per invoke (the overhead).
+ *   --lane 0 turns lanes off for the other modes (default: libaccel's,
+ *       on when acceld offers them); JSON's "lane" says which ran.
  *   serving-bench rss        MODEL --socket S [--settings JSON] [--clients N]
  *       acceld's RSS growth with 1 and with N clients on the model, vs the
  *       RSS of N in-process interpreters (each with its own model copy, as
@@ -50,6 +59,7 @@ typedef struct args {
         const char *settings2;          /* rss2: the second setting */
         const char *inputs[16];         /* selected: input files, in order */
         int n_inputs;
+        int lane;                       /* -1: libaccel's default; 0 off; 1 on */
 } args_t;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -107,7 +117,7 @@ static void local_close(local_t *l) {
 
 /* ---- through acceld ---- */
 
-static accel_interp_t *remote_open(const args_t *a, bool inline_tensors) {
+static accel_interp_t *remote_open_lane(const args_t *a, bool inline_tensors, int lane) {
         accel_model_t *m = NULL;
         accel_interp_options_t *o = accel_interp_options_create();
         accel_interp_t *it = NULL;
@@ -118,6 +128,8 @@ static accel_interp_t *remote_open(const args_t *a, bool inline_tensors) {
         if (a->settings)
                 (void) accel_interp_options_set_settings_json(o, a->settings);
         (void) accel_interp_options_set_inline_tensors(o, inline_tensors);
+        if (lane >= 0)
+                (void) accel_interp_options_set_lane(o, lane != 0);
         if (a->batch > 0)
                 (void) accel_interp_options_set_batching(o, (uint32_t) a->batch, (uint32_t) a->batch_delay_us);
         if (accel_interp_create(m, o, &it) < 0 || accel_interp_allocate_tensors(it) < 0)
@@ -125,6 +137,28 @@ static accel_interp_t *remote_open(const args_t *a, bool inline_tensors) {
         accel_interp_options_delete(o);
         accel_model_delete(m);
         return it;
+}
+
+static accel_interp_t *remote_open(const args_t *a, bool inline_tensors) {
+        return remote_open_lane(a, inline_tensors, a->lane);
+}
+
+/* Inputs from the --input files (raw bytes, in order), else zeros. */
+static void inputs_load(const args_t *a, accel_interp_t *it) {
+        for (int i = 0; i < a->n_inputs; i++) {
+                accel_tensor_t *t = accel_interp_input_tensor(it, i);
+                void *data = NULL;
+                size_t size = 0;
+
+                if (!t)
+                        die(a->inputs[i], "the model has fewer inputs");
+                if (acc_file_read(a->inputs[i], &data, &size) < 0)
+                        die(a->inputs[i], "cannot read");
+                if (size != accel_tensor_byte_size(t))
+                        die(a->inputs[i], "size differs from the input tensor's");
+                memcpy(accel_tensor_data(t), data, size);
+                free(data);
+        }
 }
 
 static void remote_invoke(accel_interp_t *it) {
@@ -196,20 +230,7 @@ static int selected(const args_t *a) {
                 die("selected", "out of memory");
         if (getsockopt(accel_interp_fd(it), SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0)
                 pid = (long) peer.pid;
-        for (int i = 0; i < a->n_inputs; i++) {
-                accel_tensor_t *t = accel_interp_input_tensor(it, i);
-                void *data = NULL;
-                size_t size = 0;
-
-                if (!t)
-                        die(a->inputs[i], "the model has fewer inputs");
-                if (acc_file_read(a->inputs[i], &data, &size) < 0)
-                        die(a->inputs[i], "cannot read");
-                if (size != accel_tensor_byte_size(t))
-                        die(a->inputs[i], "size differs from the input tensor's");
-                memcpy(accel_tensor_data(t), data, size);
-                free(data);
-        }
+        inputs_load(a, it);
         for (int w = 0; w < 5; w++)
                 remote_invoke(it);
         uint64_t cpu0 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
@@ -233,16 +254,76 @@ static int selected(const args_t *a) {
         printf("{\"mode\": \"selected\", \"model\": \"%s\", \"settings\": %s, \"settings_key\": \"%s\", "
                "\"runs\": %d,\n \"round_trip_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
                "\"avg\": %.3f},"
-               " \"compute_median_us\": %llu, \"daemon_cpu_us_per_run\": %.1f, \"zero_copy\": %s,"
+               " \"compute_median_us\": %llu, \"daemon_cpu_us_per_run\": %.1f, \"zero_copy\": %s, \"lane\": %s,"
                " \"placement\": \"%s\", \"placement_reason\": \"%s\"}\n",
                a->model, a->settings ? a->settings : "null", accel_interp_settings_key(it), a->runs,
                (unsigned long long) st.min, (unsigned long long) st.median, (unsigned long long) st.p90,
                (unsigned long long) st.max, st.avg, (unsigned long long) median(cs, (size_t) a->runs),
                cpu1 > cpu0 ? (double) (cpu1 - cpu0) / a->runs : 0.0,
-               accel_interp_last_zero_copy(it) ? "true" : "false", accel_interp_placement(it), why);
+               accel_interp_last_zero_copy(it) ? "true" : "false", accel_interp_uses_lane(it) ? "true" : "false",
+               accel_interp_placement(it), why);
         accel_interp_delete(it);
         free(rt);
         free(cs);
+        return 0;
+}
+
+/* ---- the socket against a lane, interleaved ---- */
+
+static void lane_print(const char *name, uint64_t *rt, uint64_t *cs, uint64_t *ov, int runs, bool last) {
+        bench_stats_t st;
+        uint64_t c = median(cs, (size_t) runs), o = median(ov, (size_t) runs);
+
+        bench_stats_compute(rt, (size_t) runs, &st);
+        printf(" \"%s\": {\"round_trip_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu}, "
+               "\"compute_median_us\": %llu, \"overhead_median_us\": %llu}%s\n", name,
+               (unsigned long long) st.min, (unsigned long long) st.median, (unsigned long long) st.p90,
+               (unsigned long long) c, (unsigned long long) o, last ? "}" : ",");
+}
+
+static int lane_compare(const args_t *a) {
+        accel_interp_t *it[2];
+        uint64_t *rt[2], *cs[2], *ov[2];
+
+        it[0] = remote_open_lane(a, false, 0);
+        it[1] = remote_open_lane(a, false, 1);
+        if (!accel_interp_uses_lane(it[1]))
+                die("lane", "acceld offered no lane (max_lanes = 0, or a limit)");
+        for (int i = 0; i < 2; i++) {
+                rt[i] = calloc((size_t) a->runs, 8);
+                cs[i] = calloc((size_t) a->runs, 8);
+                ov[i] = calloc((size_t) a->runs, 8);
+                if (!rt[i] || !cs[i] || !ov[i])
+                        die("lane", "out of memory");
+                inputs_load(a, it[i]);
+                for (int w = 0; w < 5; w++)
+                        remote_invoke(it[i]);
+        }
+        for (int k = 0; k < a->runs; k++)
+                for (int i = 0; i < 2; i++) {
+                        /* One invoke each in turn: the socket's invoke
+                         * takes longer than the lane thread's spin, so
+                         * every lane invoke here wakes a sleeping thread
+                         * (the futex path; `selected` measures the loop). */
+                        uint64_t t0 = acc_now_us(), t1;
+
+                        remote_invoke(it[i]);
+                        t1 = acc_now_us();
+                        rt[i][k] = t1 - t0;
+                        accel_interp_last_timing(it[i], NULL, &cs[i][k], NULL);
+                        ov[i][k] = rt[i][k] > cs[i][k] ? rt[i][k] - cs[i][k] : 0;
+                }
+        printf("{\"mode\": \"lane\", \"model\": \"%s\", \"settings\": %s, \"runs\": %d, \"zero_copy\": %s,\n",
+               a->model, a->settings ? a->settings : "null", a->runs,
+               accel_interp_last_zero_copy(it[0]) && accel_interp_last_zero_copy(it[1]) ? "true" : "false");
+        lane_print("socket", rt[0], cs[0], ov[0], a->runs, false);
+        lane_print("lane", rt[1], cs[1], ov[1], a->runs, true);
+        for (int i = 0; i < 2; i++) {
+                accel_interp_delete(it[i]);
+                free(rt[i]);
+                free(cs[i]);
+                free(ov[i]);
+        }
         return 0;
 }
 
@@ -468,10 +549,10 @@ static int memory_two(const args_t *a) {
 }
 
 int main(int argc, char **argv) {
-        args_t a = { .runs = 50, .clients = 8, .seconds = 3 };
+        args_t a = { .runs = 50, .clients = 8, .seconds = 3, .lane = -1 };
 
         if (argc < 3) {
-                fprintf(stderr, "usage: %s latency|selected|throughput|rss|rss2 MODEL --socket PATH [--settings JSON] [--runs N] "
+                fprintf(stderr, "usage: %s latency|selected|lane|throughput|rss|rss2 MODEL --socket PATH [--settings JSON] [--runs N] "
                                 "[--clients N] [--seconds T] [--batch N] [--batch-delay-us D] [--input FILE]...\n", argv[0]);
                 return 2;
         }
@@ -494,6 +575,8 @@ int main(int argc, char **argv) {
                         a.inputs[a.n_inputs++] = argv[i + 1];
                 else if (strcmp(argv[i], "--batch") == 0)
                         a.batch = atoi(argv[i + 1]);
+                else if (strcmp(argv[i], "--lane") == 0)
+                        a.lane = atoi(argv[i + 1]) != 0;
                 else if (strcmp(argv[i], "--batch-delay-us") == 0)
                         a.batch_delay_us = atoi(argv[i + 1]);
                 else {
@@ -509,6 +592,8 @@ int main(int argc, char **argv) {
                 return throughput(&a);
         if (strcmp(a.mode, "selected") == 0)
                 return selected(&a);
+        if (strcmp(a.mode, "lane") == 0)
+                return lane_compare(&a);
         if (strcmp(a.mode, "rss") == 0)
                 return memory(&a);
         if (strcmp(a.mode, "rss2") == 0 && a.settings2)

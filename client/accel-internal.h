@@ -76,3 +76,36 @@ accel_client_t *accel__interp_client(const accel_interp_t *it);
 uint64_t accel__interp_handle(const accel_interp_t *it);
 /* An accel_interp_invoke_start() not yet waited for. */
 bool accel__interp_busy(const accel_interp_t *it);
+
+/* ---- lanes (lane.c; docs/architecture.md "Lanes") ---- */
+
+typedef struct accel_lane accel_lane_t;
+
+/* A tensor's region in the interpreter's buffer. */
+typedef struct accel__lane_region {
+        uint64_t offset, length;
+} accel__lane_region_t;
+
+/* What a lane invoke returns besides the outputs in place. */
+typedef struct accel__lane_result {
+        uint64_t queue_us, compute_us;
+        bool zero_copy;
+        int32_t n_outputs;              /* set by the caller: the entries below */
+        int32_t *ranks;                 /* [n_outputs] */
+        int32_t (*dims)[IPC_LANE_MAX_RANK];
+} accel__lane_result_t;
+
+/* Whether lanes may be used at all (ACCEL_LANE=0 turns them off). */
+bool accel__lane_wanted(void);
+/* LaneOpen for `handle` on connection `c`: regions of `buffer`, the
+ * control block at `ctl` (mapped; ctl_offset in the buffer, a page of
+ * IPC_LANE_CTL_BYTES). 0 or -errno (the daemon's refusal as last error). */
+int accel__lane_open(accel_client_t *c, uint64_t handle, uint64_t buffer, void *ctl, uint64_t ctl_offset,
+                     const accel__lane_region_t *ins, size_t n_ins, const accel__lane_region_t *outs, size_t n_outs,
+                     accel_lane_t **ret);
+/* Ring, wait, read the status and the output shapes. 0, or the daemon's
+ * status as -errno with the last error set, -ECONNRESET when the
+ * connection went away (the lane is then unusable: close it). */
+int accel__lane_invoke(accel_lane_t *l, uint32_t deadline_ms, accel__lane_result_t *res);
+/* Free `l`; with tell, send LaneClose first (a shared connection). */
+void accel__lane_close(accel_lane_t *l, bool tell);

@@ -37,6 +37,7 @@ struct accel_interp_options {
         uint8_t *cache_token;   /* NULL: none */
         size_t cache_token_size;
         uint32_t max_batch_size, max_queue_delay_us;  /* 0: acceld's configuration */
+        bool no_lane;                   /* accel_interp_options_set_lane(o, false) */
 };
 
 struct accel_tensor {
@@ -93,6 +94,11 @@ struct accel_interp {
          * NULL: served. placement_reason: acceld's why, either way. */
         accel_local_t *local;
         char *placement_reason;
+        /* A lane (lane.c): invokes ring a control block in the shared
+         * buffer, at lane_ctl, instead of sending frames. */
+        accel_lane_t *lane;
+        bool lane_off;                  /* the options or ACCEL_LANE=0 said no */
+        size_t lane_ctl;                /* offset of the control block; 0: none */
 };
 
 static int oom(void) {
@@ -272,6 +278,13 @@ int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enab
         return 0;
 }
 
+int accel_interp_options_set_lane(accel_interp_options_t *o, bool enable) {
+        if (!o)
+                return -EINVAL;
+        o->no_lane = !enable;
+        return 0;
+}
+
 int accel_interp_options_set_batching(accel_interp_options_t *o, uint32_t max_batch_size,
                                       uint32_t max_queue_delay_us) {
         if (!o || max_batch_size > 64)
@@ -357,11 +370,19 @@ static int tensors_from(accel_tensor_t **ret, Acceld__TensorInfo **v, size_t n, 
 /* Tell acceld the registered buffer is gone (its own connection closing
  * does that too, but a shared one stays open). Errors are ignored: the
  * buffer is released with the connection at the latest. */
+/* Close the lane; with tell, acceld hears of it (else the connection is
+ * closing, which closes it). */
+static void lane_drop(accel_interp_t *it, bool tell) {
+        accel__lane_close(it->lane, tell && it->c);
+        it->lane = NULL;
+}
+
 static void buffer_unregister(accel_interp_t *it) {
         Acceld__Request req = ACCELD__REQUEST__INIT;
         Acceld__UnregisterBufferRequest ub = ACCELD__UNREGISTER_BUFFER_REQUEST__INIT;
         Acceld__Response *resp = NULL;
 
+        lane_drop(it, true);
         if (!it->buffer || !it->c)
                 return;
         ub.has_buffer = 1;
@@ -390,6 +411,8 @@ static void handle_release(accel_interp_t *it) {
 }
 
 static void buffer_drop(accel_interp_t *it) {
+        lane_drop(it, false);
+        it->lane_ctl = 0;
         if (it->map)
                 (void) munmap(it->map, it->map_size);
         if (it->memfd >= 0)
@@ -611,6 +634,7 @@ static int interp_prepare(const accel_model_t *model, const accel_interp_options
                 it->inline_tensors = options->inline_tensors;
                 it->priority = options->priority;
                 it->deadline_ms = options->deadline_ms;
+                it->lane_off = options->no_lane || options->max_batch_size > 1;
         }
         json = options_json(options);
         p.settings_json = json;
@@ -751,8 +775,10 @@ accel_interp_t *accel_interp_delete(accel_interp_t *it) {
                 }
                 buffer_unregister(it);
                 handle_release(it);
-        } else
+        } else {
+                lane_drop(it, false);  /* the connection's end closes it */
                 (void) accel_disconnect(it->c);
+        }
         buffer_drop(it);
         it->local = accel__local_free(it->local);
         free(it->placement_reason);
@@ -831,6 +857,10 @@ void accel_interp_last_timing(const accel_interp_t *it, uint64_t *ret_queue_us, 
 
 bool accel_interp_last_zero_copy(const accel_interp_t *it) {
         return it && it->zero_copy;
+}
+
+bool accel_interp_uses_lane(const accel_interp_t *it) {
+        return it && it->lane;
 }
 
 int accel_interp_resize_input(accel_interp_t *it, int32_t i, const int32_t *dims, int32_t rank) {
@@ -967,6 +997,39 @@ static int daemon_buffer_allocate(accel_interp_t *it, size_t total) {
         return 0;
 }
 
+/* Whether invokes may go over a lane: shared-memory tensors, no string
+ * tensors (they travel inline), no batching asked, not turned off. */
+static bool lane_wanted(const accel_interp_t *it) {
+        if (it->lane_off || it->inline_tensors || !accel__lane_wanted() || it->n_inputs > IPC_LANE_MAX_INPUTS ||
+            it->n_outputs > IPC_LANE_MAX_OUTPUTS)
+                return false;
+        for (int32_t k = 0; k < it->n_inputs; k++)
+                if (it->inputs[k].type == ACCEL_TYPE_STRING)
+                        return false;
+        for (int32_t k = 0; k < it->n_outputs; k++)
+                if (it->outputs[k].type == ACCEL_TYPE_STRING)
+                        return false;
+        return true;
+}
+
+/* Open the lane when acceld offers one; its refusal (lanes off, a limit,
+ * a model it cannot serve) leaves the invokes on the socket. */
+static void lane_open(accel_interp_t *it) {
+        accel__lane_region_t ins[IPC_LANE_MAX_INPUTS], outs[IPC_LANE_MAX_OUTPUTS];
+
+        if (!it->lane_ctl)
+                return;
+        for (int32_t k = 0; k < it->n_inputs; k++)
+                ins[k] = (accel__lane_region_t) { it->inputs[k].offset, it->inputs[k].bytes };
+        for (int32_t k = 0; k < it->n_outputs; k++)
+                outs[k] = (accel__lane_region_t) { it->outputs[k].offset, it->outputs[k].region };
+        if (accel__lane_open(it->c, it->handle, it->buffer, it->map + it->lane_ctl, it->lane_ctl, ins,
+                             (size_t) it->n_inputs, outs, (size_t) it->n_outputs, &it->lane) < 0) {
+                it->lane = NULL;
+                accel__error_clear();
+        }
+}
+
 int accel_interp_allocate_tensors(accel_interp_t *it) {
         Acceld__Request req = ACCELD__REQUEST__INIT;
         Acceld__RegisterBufferRequest rb = ACCELD__REGISTER_BUFFER_REQUEST__INIT;
@@ -1012,8 +1075,17 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
                 total = align_up(total + it->outputs[k].bytes + TENSOR_SLACK, TENSOR_ALIGN);
         }
         total = align_up(total ? total : 1, page);
-        if (it->daemon_buffer)
-                return daemon_buffer_allocate(it, total);
+        if (lane_wanted(it)) {
+                /* A page of its own for the lane's control block. */
+                it->lane_ctl = total;
+                total += align_up(IPC_LANE_CTL_BYTES, page);
+        }
+        if (it->daemon_buffer) {
+                r = daemon_buffer_allocate(it, total);
+                if (r == 0)
+                        lane_open(it);
+                return r;
+        }
         it->memfd = memfd_create("accel-tensors", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (it->memfd < 0)
                 return accel__error(-errno, ACCEL_STATUS_NONE, "memfd_create: %s", strerror(errno));
@@ -1043,6 +1115,7 @@ int accel_interp_allocate_tensors(accel_interp_t *it) {
         it->buffer = resp->register_buffer->buffer;
         acceld__response__free_unpacked(resp, NULL);
         tensors_map(it);
+        lane_open(it);
         return 0;
 }
 
@@ -1238,6 +1311,31 @@ static int invoke_check(accel_interp_t *it) {
         return 0;
 }
 
+/* One invoke over the lane: outputs in place, shapes from its block. */
+static int lane_invoke(accel_interp_t *it, uint64_t t0) {
+        int32_t ranks[IPC_LANE_MAX_OUTPUTS];
+        int32_t dims[IPC_LANE_MAX_OUTPUTS][IPC_LANE_MAX_RANK];
+        accel__lane_result_t res = { .n_outputs = it->n_outputs, .ranks = ranks, .dims = dims };
+        int r;
+
+        for (int32_t k = 0; k < it->n_outputs; k++)
+                ranks[k] = -1;
+        r = accel__lane_invoke(it->lane, it->deadline_ms, &res);
+        if (r < 0)
+                return r;
+        it->queue_us = res.queue_us;
+        it->compute_us = res.compute_us;
+        it->zero_copy = res.zero_copy;
+        for (int32_t k = 0; k < it->n_outputs; k++) {
+                if (ranks[k] < 0 || ranks[k] > MAX_RANK)
+                        continue;
+                it->outputs[k].rank = ranks[k];
+                memcpy(it->outputs[k].dims, dims[k], sizeof(int32_t) * (size_t) ranks[k]);
+        }
+        it->total_us = acc_now_us() - t0;
+        return 0;
+}
+
 int accel_interp_invoke(accel_interp_t *it) {
         Acceld__Response *resp;
         uint64_t t0 = acc_now_us();
@@ -1250,6 +1348,22 @@ int accel_interp_invoke(accel_interp_t *it) {
                 return r;
         if (it->local)
                 return local_invoke(it);
+        if (it->lane && !it->inline_outputs) {
+                r = lane_invoke(it, t0);
+                if (r == -ECONNRESET) {
+                        /* acceld went away: the socket says how, now
+                         * and from now on, as without a lane. */
+                        accel__error_clear();
+                        lane_drop(it, false);
+                } else if (r == -ENOBUFS) {
+                        /* An output outgrew its region: the socket,
+                         * outputs inline, from now on (below). */
+                        accel__error_clear();
+                        lane_drop(it, true);
+                        it->inline_outputs = true;
+                } else
+                        return r;
+        }
         inline_out = it->inline_tensors || it->inline_outputs;
         r = interp_execute(it, inline_out, &resp);
         if (r == -ENOBUFS && !inline_out) {

@@ -172,3 +172,52 @@ Acceld__Status ipc_status_from_errno(int neg_errno);
 int ipc_status_to_errno(Acceld__Status s);
 /* "NONE", "INVALID_ARGUMENT", ...; "UNKNOWN" for values not in the enum. */
 const char *ipc_status_to_string(Acceld__Status s);
+
+/* ---- lanes: the control block of a burst lane (ipc/lane.c) ----
+ *
+ * A lane (LaneOpenRequest) runs executions of one handle on fixed regions
+ * without frames: the client and acceld share this block, which lives in a
+ * registered buffer of the client's (docs/architecture.md, "Lanes"). Each
+ * side writes only its own half and the other side treats the whole block
+ * as untrusted: acceld reads each client field once into a local and checks
+ * it. The two sequence words are futex words (shared, not private futexes:
+ * the block is a MAP_SHARED memfd mapped by two processes).
+ *
+ * Ring (client): write the inputs, `deadline_us`, then req_seq = seq + 1
+ * (release); if lane_waiting, FUTEX_WAKE req_seq. Serve (acceld): a req_seq
+ * different from the last one served is a request; the results, the status
+ * and the output shapes are written, then done_seq = that req_seq
+ * (release), and if client_waiting, FUTEX_WAKE done_seq.
+ */
+#define IPC_LANE_CTL_BYTES 4096u
+#define IPC_LANE_MAX_INPUTS 64
+#define IPC_LANE_MAX_OUTPUTS 32
+#define IPC_LANE_MAX_RANK 8
+
+typedef struct ipc_lane_ctl {
+        /* Written by the client. */
+        uint32_t req_seq;               /* futex word: bumped to ring */
+        uint32_t client_waiting;        /* 1 while the client sleeps on done_seq */
+        uint64_t deadline_us;           /* this request's, from the ring; 0 = none */
+        uint8_t client_pad[48];
+        /* Written by acceld (its own cache line). */
+        uint32_t done_seq;              /* futex word: the req_seq last served */
+        uint32_t lane_waiting;          /* 1 while the lane thread sleeps on req_seq */
+        int32_t status;                 /* Acceld__Status of done_seq's request */
+        uint32_t zero_copy;             /* every input and output was bound */
+        uint64_t queue_us, compute_us;
+        int32_t ranks[IPC_LANE_MAX_OUTPUTS];
+        int32_t dims[IPC_LANE_MAX_OUTPUTS][IPC_LANE_MAX_RANK];
+        char message[IPC_LANE_CTL_BYTES - 64 - 32 - 4 * IPC_LANE_MAX_OUTPUTS * (1 + IPC_LANE_MAX_RANK)];
+} ipc_lane_ctl_t;
+
+_Static_assert(sizeof(ipc_lane_ctl_t) == IPC_LANE_CTL_BYTES, "the lane control block is one page");
+
+/* Sleep while *word == expected, at most timeout_us (0: no limit). 0 when
+ * woken or the word differed, -ETIMEDOUT, -EINTR. */
+int ipc_lane_futex_wait(uint32_t *word, uint32_t expected, uint64_t timeout_us);
+/* Wake every sleeper on `word`. */
+void ipc_lane_futex_wake(uint32_t *word);
+/* Spin for at most spin_us while *word == expected (a pause per turn).
+ * true when it changed. */
+bool ipc_lane_spin(const uint32_t *word, uint32_t expected, uint64_t spin_us);

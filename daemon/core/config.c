@@ -149,6 +149,13 @@ static const config_entry_t config_table[] = {
         UINT("batch_max_delay_us", batch_max_delay_us, 0, 1000000, 0,
              "How long a batch may wait for more executions to arrive; a batch holding a request with "
              "a deadline never waits."),
+        UINT("max_lanes", max_lanes, 0, 4096, 32,
+             "Lanes (burst executions over shared memory, one thread each) open at once over every "
+             "connection (per uid: at most max_queued_per_uid). 0 = off: every execution goes over the "
+             "socket."),
+        UINT("lane_spin_us", lane_spin_us, 0, 10000, 50,
+             "How long a lane's thread polls its control block after an execution before it sleeps on "
+             "the futex (a client invoking in a loop is served without a wake-up); 0 = never spin."),
         UINT("max_execution_ms", max_execution_ms, 1, 3600000, 10000,
              "Longest one execution in a driver host may take (compilations: at least 10 s); past it the "
              "host is killed and the request fails with DEAD_OBJECT."),

@@ -70,6 +70,8 @@ typedef struct daemon_config {
         uint64_t weights_cache_bytes;   /* quota of <state_dir>/weights; 0 = no cache */
         uint64_t batch_max_size;        /* dynamic batching: executions per invoke; 1 = off */
         uint64_t batch_max_delay_us;    /* how long a batch waits to fill */
+        uint64_t max_lanes;             /* lanes open at once; 0 = off */
+        uint64_t lane_spin_us;          /* a lane thread polls this long before it sleeps */
         /* Selection: largest accepted drop of a setting's recorded
          * accuracy against the reference kernels' (fraction, 0..1). */
         double max_accuracy_drop;

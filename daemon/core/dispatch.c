@@ -47,6 +47,8 @@ static const daemon_handler_t handler_table[] = {
         { ACCELD__REQUEST__BODY_EXPORT_BENCHMARK_EVENTS, "ExportBenchmarkEvents", daemon_export_benchmark_events_handle },
         { ACCELD__REQUEST__BODY_RESIZE_INPUTS, "ResizeInputs", daemon_resize_inputs_handle },
         { ACCELD__REQUEST__BODY_RESET_VARIABLES, "ResetVariables", daemon_reset_variables_handle },
+        { ACCELD__REQUEST__BODY_LANE_OPEN, "LaneOpen", daemon_lane_open_handle },
+        { ACCELD__REQUEST__BODY_LANE_CLOSE, "LaneClose", daemon_lane_close_handle },
         { ACCELD__REQUEST__BODY_GET_SUPPORTED_OPERATIONS, "GetSupportedOperations", daemon_supported_ops_handle },
         { ACCELD__REQUEST__BODY_EVALUATE, "Evaluate", daemon_evaluate_handle },
 };

@@ -37,6 +37,9 @@ int daemon_remove_model_handle(daemon_request_t *rq);
 int daemon_manage_weights_cache_handle(daemon_request_t *rq);
 int daemon_resize_inputs_handle(daemon_request_t *rq);
 int daemon_reset_variables_handle(daemon_request_t *rq);
+/* Lanes (serving/lane.c). */
+int daemon_lane_open_handle(daemon_request_t *rq);
+int daemon_lane_close_handle(daemon_request_t *rq);
 int daemon_supported_ops_handle(daemon_request_t *rq);
 /* serving/evaluate.c: an evaluation stage on a handle's instance: the
  * inference diff on a worker, client top-K/detection recorded. */

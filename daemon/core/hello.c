@@ -26,6 +26,9 @@ void daemon_limits_fill(Acceld__Limits *l, const daemon_config_t *config) {
         /* The compilation cache (cache tokens); 0 when there is none. */
         l->has_max_cache_token_bytes = 1;
         l->max_cache_token_bytes = daemon_cache_available() ? DAEMON_CACHE_TOKEN_MAX : 0;
+        /* Lanes (serving/lane.h); libaccel learns it from LaneOpen itself. */
+        l->has_max_lanes = 1;
+        l->max_lanes = clamp_u32(config->max_lanes);
 }
 
 int daemon_hello_handle(daemon_request_t *rq) {

@@ -141,6 +141,7 @@ static void *worker_main(void *arg) {
                         j->resource->busy--;
                         /* A job skipped for this resource may run now. */
                         pthread_cond_broadcast(&q->cond);
+                        pthread_cond_broadcast(&s->res_cond);
                 }
                 done_push(s, j);
                 /* Safe from any thread; the callback runs on the loop. */
@@ -176,8 +177,14 @@ int daemon_sched_init(daemon_sched_t *s, uv_loop_t *loop, unsigned threads_per_q
         r = pthread_mutex_init(&s->mu, NULL);
         if (r != 0)
                 return -r;
+        r = pthread_cond_init(&s->res_cond, NULL);
+        if (r != 0) {
+                pthread_mutex_destroy(&s->mu);
+                return -r;
+        }
         r = uv_async_init(loop, &s->async, async_cb);
         if (r < 0) {
+                pthread_cond_destroy(&s->res_cond);
                 pthread_mutex_destroy(&s->mu);
                 return r;
         }
@@ -352,6 +359,57 @@ unsigned daemon_sched_threads(daemon_sched_t *s) {
         return n;
 }
 
+/* ---- lanes: executions outside the queues ---- */
+
+int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, uint64_t deadline_ns) {
+        int r = 0;
+
+        pthread_mutex_lock(&s->mu);
+        while (!s->stopping && res->busy >= (res->limit ? res->limit : 1)) {
+                struct timespec ts;
+                uint64_t now, left;
+
+                if (deadline_ns == 0) {
+                        pthread_cond_wait(&s->res_cond, &s->mu);
+                        continue;
+                }
+                now = uv_hrtime();
+                if (now >= deadline_ns) {
+                        r = -ETIME;
+                        break;
+                }
+                /* The condition variable waits on CLOCK_REALTIME. */
+                left = deadline_ns - now;
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += (time_t) (left / 1000000000u);
+                ts.tv_nsec += (long) (left % 1000000000u);
+                if (ts.tv_nsec >= 1000000000L) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000L;
+                }
+                (void) pthread_cond_timedwait(&s->res_cond, &s->mu, &ts);
+        }
+        if (r == 0 && s->stopping)
+                r = -ESHUTDOWN;
+        if (r == 0) {
+                res->busy++;
+                s->n_running++;
+        }
+        pthread_mutex_unlock(&s->mu);
+        return r;
+}
+
+void daemon_sched_resource_give(daemon_sched_t *s, daemon_sched_resource_t *res) {
+        pthread_mutex_lock(&s->mu);
+        res->busy--;
+        s->n_running--;
+        /* Queued jobs skipped for this resource may run now. */
+        for (daemon_sched_queue_t *q = s->queues; q; q = q->next)
+                pthread_cond_broadcast(&q->cond);
+        pthread_cond_broadcast(&s->res_cond);
+        pthread_mutex_unlock(&s->mu);
+}
+
 static void async_close_cb(uv_handle_t *h) {
         (void) h;
 }
@@ -365,6 +423,7 @@ void daemon_sched_stop(daemon_sched_t *s) {
         s->stopping = true;
         for (q = s->queues; q; q = q->next)
                 pthread_cond_broadcast(&q->cond);
+        pthread_cond_broadcast(&s->res_cond);
         pthread_mutex_unlock(&s->mu);
         for (q = s->queues; q; q = q->next)
                 for (unsigned i = 0; i < q->n_threads; i++)

@@ -95,6 +95,7 @@ struct daemon_sched {
         uint64_t seq;
         unsigned n_queued;              /* under mu */
         unsigned n_running;             /* under mu */
+        pthread_cond_t res_cond;        /* a resource slot was given back (lanes wait on it) */
         uint64_t n_finished;            /* loop only */
         bool stopping;
 };
@@ -119,6 +120,14 @@ bool daemon_sched_cancel(daemon_sched_t *s, daemon_job_t *job);
 /* Cancel every queued job of `owner` (done(-ECANCELED) each). Returns how
  * many. Running jobs are left to finish. */
 unsigned daemon_sched_cancel_owner(daemon_sched_t *s, void *owner);
+
+/* A lane's execution (serving/lane.c) outside the queues: take one slot of
+ * `res` (waiting while it is full, until deadline_ns, 0 = no limit) and
+ * count it as running, as a worker would. 0, -ETIME when the deadline came
+ * first, -ESHUTDOWN after daemon_sched_stop(). Any thread but the loop;
+ * give it back with daemon_sched_resource_give(). */
+int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, uint64_t deadline_ns);
+void daemon_sched_resource_give(daemon_sched_t *s, daemon_sched_resource_t *res);
 
 /* Queued and running counts (a snapshot). */
 unsigned daemon_sched_queued(daemon_sched_t *s);

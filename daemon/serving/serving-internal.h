@@ -32,6 +32,7 @@
 #include "storage.h"
 #include "driver.h"
 #include "shm.h"
+#include "lane.h"
 
 #define BUFFER_MAX_BYTES (4ull << 30)
 
@@ -68,6 +69,7 @@ typedef struct serving_session {
         serving_handle_t *handles;
         serving_buffer_t *buffers;
         serving_job_t *jobs;            /* submitted, not yet done */
+        struct serving_lane *lanes;     /* open lanes (lane.c) */
 } serving_session_t;
 
 typedef struct job_tensor {

@@ -28,6 +28,7 @@ typedef struct daemon_uid_usage {
         uint64_t model_bytes;           /* sizes of the models its handles hold */
         uint64_t registered_bytes;
         unsigned queued;                /* jobs queued or running */
+        unsigned lanes;                 /* lanes open (serving/lane.c), at most max_queued_per_uid */
         struct daemon_uid_usage *next;
 } daemon_uid_usage_t;
 
@@ -40,6 +41,7 @@ typedef struct daemon_serving {
         unsigned n_handles, n_buffers;
         uint64_t registered_bytes;
         uint64_t executions;
+        struct daemon_lanes *lanes;     /* serving/lane.c */
         uid_t *allowed_uids;
         size_t n_allowed_uids;
         gid_t *allowed_gids;

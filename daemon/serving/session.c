@@ -84,6 +84,7 @@ void serving__infos_free(daemon_tensor_info_t *v, int32_t n) {
 }
 
 void serving__handle_free(daemon_serving_t *sv, serving_handle_t *h) {
+        serving__lanes_close_handle(sv, h);
         if (h->usage)
                 h->usage->model_bytes -= h->instance->model->size;
         serving__infos_free(h->inputs, h->instance->n_inputs);
@@ -141,6 +142,7 @@ static void on_conn_close(daemon_conn_t *c) {
         /* Queued work goes first (its replies are dropped: the connection
          * is closing); running work finishes with its own references. */
         session_cancel_queued(ss);
+        serving__lanes_close_session(ss);
         while (ss->jobs)
                 job_unlink(ss->jobs);
         while (ss->handles) {
@@ -286,6 +288,9 @@ int daemon_serving_init(daemon_serving_t *sv, daemon_server_t *s) {
         r = daemon_sched_init(&sv->sched, s->loop, (unsigned) cfg->worker_threads);
         if (r < 0)
                 return r;
+        r = serving__lanes_init(sv);
+        if (r < 0)
+                return r;
         sv->started = true;
         s->serving = sv;
         s->on_conn_open = on_conn_open;
@@ -298,6 +303,7 @@ void daemon_serving_done(daemon_serving_t *sv) {
         if (!sv->started)
                 return;
         sv->started = false;
+        serving__lanes_done(sv);       /* lane threads take the scheduler's slots */
         daemon_sched_stop(&sv->sched);
         daemon_models_done(&sv->models);
         while (sv->usage) {
@@ -342,7 +348,10 @@ Acceld__ServingStatus *daemon_serving_status(daemon_request_t *rq) {
         st->has_worker_threads = 1;
         st->worker_threads = daemon_sched_threads(&sv->sched);
         st->has_executions = 1;
-        st->executions = sv->executions;
+        st->executions = sv->executions + serving__lanes_executions(sv);
+        st->has_lanes = st->has_lane_executions = 1;
+        st->lanes = serving__lanes_open(sv);
+        st->lane_executions = serving__lanes_executions(sv);
         st->has_cpu_budget = st->has_cpu_in_use = 1;
         st->cpu_budget = daemon_cpu_budget();
         st->cpu_in_use = daemon_cpu_in_use();

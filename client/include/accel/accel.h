@@ -356,6 +356,14 @@ ACCEL_EXPORT int accel_interp_options_set_client(accel_interp_options_t *o, acce
 ACCEL_EXPORT int accel_interp_options_set_daemon_buffer(accel_interp_options_t *o, bool enable);
 /* Send tensors inline in the frames instead of shared memory. */
 ACCEL_EXPORT int accel_interp_options_set_inline_tensors(accel_interp_options_t *o, bool enable);
+/* Lanes (default true): with shared-memory tensors, accel_interp_invoke()
+ * rings a control block in the tensors' buffer, served by a thread of
+ * acceld's, instead of sending an Execute frame (a few microseconds instead
+ * of a socket round trip). Used when acceld offers one (max_lanes, limits;
+ * not for string tensors, batching or stateful models); otherwise, and
+ * with false or the environment ACCEL_LANE=0, invokes go over the socket.
+ * accel_interp_invoke_start() always does. */
+ACCEL_EXPORT int accel_interp_options_set_lane(accel_interp_options_t *o, bool enable);
 
 /* Longest compilation-cache token (bytes). */
 #define ACCEL_CACHE_TOKEN_MAX 64
@@ -449,6 +457,8 @@ ACCEL_EXPORT void accel_interp_last_timing(const accel_interp_t *it, uint64_t *r
  * than copying them in and out. false before the first invoke and with
  * inline tensors. */
 ACCEL_EXPORT bool accel_interp_last_zero_copy(const accel_interp_t *it);
+/* Whether accel_interp_invoke() goes over a lane (accel_interp_options_set_lane()). */
+ACCEL_EXPORT bool accel_interp_uses_lane(const accel_interp_t *it);
 /* Whether acceld reused an already compiled instance, its compile time. */
 ACCEL_EXPORT bool accel_interp_shared(const accel_interp_t *it);
 ACCEL_EXPORT uint64_t accel_interp_compile_us(const accel_interp_t *it);
