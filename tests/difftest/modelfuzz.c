@@ -28,16 +28,27 @@
  * reference kernels and XNNPACK driver, and is compared by the goldens' rule
  * (tests/common/golden.h): the model's own tolerances, with float atol
  * scaled to the variant's output magnitude. Variants TensorFlow Lite refuses
- * are counted, not compared.
+ * are counted, not compared. An XNNPACK output that misses it is compared
+ * with TensorFlow Lite's own XNNPACK delegate (the second oracle), then, if
+ * that fails too, by the in-situ check (insitu.h): every op held to
+ * difftest's rule on the inputs our run gave it; it passes only when every
+ * op does (counted as "compounded, every op in rule").
  *
  *   modelfuzz [--lib PATH] [--seed S] [--variants N] [--seconds S]
  *             [--models A,B,...] [--drivers ref,xnnpack] [--save DIR]
- *             [--model NAME --variant SEED [--trace]] [--quiet]
+ *             [--model NAME --variant SEED [--trace | --insitu-selftest]]
+ *             [--insitu-perturb OP:STEPS] [--quiet]
+ *
+ * --insitu-perturb moves op OP's first output element STEPS steps from
+ * TensorFlow Lite's value before the in-situ comparison, and
+ * --insitu-selftest checks that the in-situ check fails beyond the rule and
+ * passes at it (meson test modelfuzz-insitu): tests of the check itself.
  *
  * A mismatch prints its reproducer ("modelfuzz --model M --variant 0x..."),
  * and with --save the variant's .tflite and inputs are kept; --trace runs
  * that variant op by op (each op's output made the model's output) and says
- * where it first departs from TFLite (--drivers ref or xnnpack). Like difftest,
+ * where it first departs from TFLite (--drivers ref or xnnpack; on xnnpack
+ * with each op's in-situ verdict). Like difftest,
  * ACCELD_DIFFTEST_SEED is added to --seed. Exit: 0 no mismatch, 1
  * mismatches, 2 usage, 77 native TFLite or ../shared absent.
  */
