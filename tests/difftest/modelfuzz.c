@@ -632,6 +632,10 @@ static int variant_run(dt_native_t *nat, const mf_model_t *src, uint64_t seed, c
                         if (ri == 0 && dt_insitu_passed(&is)) {
                                 st->in_situ++;
                                 ok = true;
+                                printf("COMPOUNDED xnnpack %s: modelfuzz --model %s --variant 0x%016" PRIx64
+                                       " --drivers xnnpack --trace # %s; every op within difftest's rule in situ; "
+                                       "whole network: %s\n",
+                                       src->g->name, src->g->name, seed, v.desc, msg);
                         } else {
                                 size_t len = strlen(msg);
                                 snprintf(msg + len, sizeof(msg) - len, "; in situ: %s (modelfuzz --model %s --variant "
