@@ -134,8 +134,6 @@ static int case_build(const dt_gen_t *g, uint64_t seed, dt_case_t *c, uint8_t **
         return *model ? 0 : -ENOMEM;
 }
 
-
-
 static void case_save(const run_ctx_t *x, const dt_case_t *c, const uint8_t *model, size_t size) {
         if (!x->save_dir)
                 return;
@@ -176,7 +174,7 @@ static bool delegate_check(run_ctx_t *x, const uint8_t *model, size_t size, cons
         bool ok = n == c->n_out;
         for (int o = 0; o < c->n_out && ok; o++)
                 ok = dt_output_check(c, o, 1, got[o], got_sizes[o], want[o], want_sizes[o],
-                                  dt_output_defined(c, o, want, want_sizes), msg, sizeof(msg));
+                                     dt_output_defined(c, o, want, want_sizes), msg, sizeof(msg));
         if (n > 0)
                 outs_free(want, n);
         if (ok)
@@ -238,8 +236,8 @@ static int case_run(run_ctx_t *x, const dt_gen_t *g, uint64_t seed) {
                 } else {
                         for (int o = 0; o < c.n_out && ok; o++)
                                 ok = dt_output_check(&c, o, d, got[o], got_sizes[o], want[o], want_sizes[o],
-                                                  dt_output_defined(&c, o, want, want_sizes), msg,
-                                                  sizeof(msg));
+                                                     dt_output_defined(&c, o, want, want_sizes), msg,
+                                                     sizeof(msg));
                         /* The XNNPACK driver may also be what TensorFlow Lite's
                          * own XNNPACK delegate is (docs/conformance.md): a
                          * second oracle, run only when the first disagrees. */
