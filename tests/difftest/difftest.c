@@ -28,17 +28,13 @@
  * Exit: 0 no mismatch, 1 mismatches, 2 usage, 77 the library is absent.
  */
 #include <errno.h>
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -138,315 +134,6 @@ static int case_build(const dt_gen_t *g, uint64_t seed, dt_case_t *c, uint8_t **
         return *model ? 0 : -ENOMEM;
 }
 
-/* Run on our runtime. Returns 0 and malloc'ed outputs, or -errno with err. */
-static int ours_run_here(const uint8_t *model, size_t size, const dt_case_t *c, bool xnnpack, void **outs,
-                    size_t *out_sizes, char *err, size_t err_size) {
-        rt_model_t *m = NULL;
-        rt_interp_t *it = NULL;
-        int r = rt_model_load_buffer(model, size, true, &m, err, err_size);
-        if (r < 0)
-                return r;
-        rt_interp_options_t *o = rt_interp_options_new();
-        if (!o) {
-                rt_model_free(m);
-                return -ENOMEM;
-        }
-        rt_settings_t s;
-        rt_settings_init(&s);
-        if (xnnpack) {
-                s.delegate = RT_DELEGATE_XNNPACK;
-                snprintf(s.delegate_name, sizeof(s.delegate_name), "XNNPACK");
-                s.xnnpack_num_threads = 1;
-        }
-        rt_interp_options_set_num_threads(o, 1);
-        r = rt_interp_options_set_settings(o, &s);
-        if (r == 0)
-                r = rt_interp_create(m, o, &it, err, err_size);
-        rt_interp_options_free(o);
-        rt_settings_done(&s);
-        const char *stage = "allocate";
-        if (r == 0)
-                r = rt_interp_allocate_tensors(it);
-        for (int i = 0; r == 0 && i < c->n_in; i++) {
-                stage = "copy in";
-                r = rt_interp_copy_in(it, i, c->in[i].data, c->in[i].bytes);
-        }
-        if (r == 0) {
-                stage = "invoke";
-                r = rt_interp_invoke(it);
-        }
-        if (r < 0 && it)
-                snprintf(err, err_size, "%s: %s", stage, rt_interp_last_error(it));
-        for (int i = 0; r == 0 && i < c->n_out; i++) {
-                const rt_tensor_t *t = rt_interp_output_tensor(it, i);
-                size_t bytes = t && t->data ? (size_t) rt_tensor_count(t) * rt_type_size(t->type) : 0;
-                outs[i] = malloc(bytes ? bytes : 1);
-                if (!outs[i]) {
-                        r = -ENOMEM;
-                        break;
-                }
-                if (bytes)
-                        memcpy(outs[i], t->data, bytes);
-                out_sizes[i] = bytes;
-        }
-        rt_interp_free(it);
-        rt_model_free(m);
-        return r;
-}
-
-
-static int read_full(int fd, void *buf, size_t n) {
-        uint8_t *p = buf;
-        while (n) {
-                ssize_t k = read(fd, p, n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        return -EIO;
-                p += k, n -= (size_t) k;
-        }
-        return 0;
-}
-
-static void write_full(int fd, const void *buf, size_t n) {
-        const uint8_t *p = buf;
-        while (n) {
-                ssize_t k = write(fd, p, n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        _exit(3);
-                p += k, n -= (size_t) k;
-        }
-}
-
-/*
- * Run on our runtime in a child process, so that an abort inside a driver
- * (an assertion in XNNPACK) is reported as a mismatch of that case rather
- * than ending the run. The child sends r, the error text and the outputs.
- */
-typedef struct runner {
-        dt_native_t *native; /* NULL: our runtime */
-        bool xnnpack;        /* ours: the XNNPACK driver; TFLite: its XNNPACK delegate */
-} runner_t;
-
-/* In the child: 0 or -errno for ours; the output count or -errno for TFLite. */
-static int runner_here(const runner_t *rn, const uint8_t *model, size_t size, const dt_case_t *c, void **outs,
-                       size_t *out_sizes, char *err, size_t err_size) {
-        if (!rn->native)
-                return ours_run_here(model, size, c, rn->xnnpack, outs, out_sizes, err, err_size);
-        void *ins[DT_MAX_IO];
-        size_t in_sizes[DT_MAX_IO];
-        for (int i = 0; i < c->n_in; i++)
-                ins[i] = c->in[i].data, in_sizes[i] = c->in[i].bytes;
-        if (rn->xnnpack) { /* in the child only */
-                if (dt_native_use_xnnpack(rn->native, true) < 0)
-                        return -ENOSYS;
-                /* Quiet its "Created TensorFlow Lite XNNPACK delegate" notice. */
-                int null_fd = open("/dev/null", O_WRONLY);
-                if (null_fd >= 0) {
-                        (void) dup2(null_fd, STDERR_FILENO);
-                        close(null_fd);
-                }
-        }
-        int r = dt_native_run(rn->native, model, size, ins, in_sizes, c->n_in, outs, out_sizes, DT_MAX_IO, err,
-                              err_size);
-        return r >= 0 && r != c->n_out ? -EINVAL : r < 0 ? r : 0;
-}
-
-static int isolated_run(const runner_t *rn, const uint8_t *model, size_t size, const dt_case_t *c, void **outs,
-                        size_t *out_sizes, char *err, size_t err_size) {
-        int fds[2];
-        if (pipe(fds) < 0)
-                return -errno;
-        fflush(stdout);
-        fflush(stderr);
-        pid_t pid = fork();
-        if (pid < 0) {
-                close(fds[0]), close(fds[1]);
-                return -errno;
-        }
-        if (pid == 0) {
-                close(fds[0]);
-                char e[1024] = "";
-                void *o[DT_MAX_IO] = { 0 };
-                size_t os[DT_MAX_IO] = { 0 };
-                int32_t r = runner_here(rn, model, size, c, o, os, e, sizeof(e));
-                write_full(fds[1], &r, sizeof(r));
-                write_full(fds[1], e, sizeof(e));
-                for (int i = 0; r == 0 && i < c->n_out; i++) {
-                        uint64_t n = os[i];
-                        write_full(fds[1], &n, sizeof(n));
-                        write_full(fds[1], o[i], os[i]);
-                }
-                _exit(0);
-        }
-        close(fds[1]);
-        int32_t r = 0;
-        char e[1024];
-        int rr = read_full(fds[0], &r, sizeof(r));
-        if (rr == 0)
-                rr = read_full(fds[0], e, sizeof(e));
-        if (rr == 0) {
-                e[sizeof(e) - 1] = '\0';
-                snprintf(err, err_size, "%s", e);
-        }
-        for (int i = 0; rr == 0 && r == 0 && i < c->n_out; i++) {
-                uint64_t n = 0;
-                rr = read_full(fds[0], &n, sizeof(n));
-                if (rr < 0)
-                        break;
-                outs[i] = malloc(n ? n : 1);
-                if (!outs[i]) {
-                        rr = -ENOMEM;
-                        break;
-                }
-                out_sizes[i] = n;
-                rr = read_full(fds[0], outs[i], n);
-        }
-        close(fds[0]);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (WIFSIGNALED(status)) {
-                snprintf(err, err_size, "crashed with signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-                return -EFAULT;
-        }
-        if (rr < 0) {
-                snprintf(err, err_size, "lost the result of the child process");
-                return rr;
-        }
-        return r;
-}
-
-static double ulp_of(double b) {
-        float f = fabsf((float) b);
-        if (f < FLT_MIN)
-                return FLT_TRUE_MIN;
-        return (double) (nextafterf(f, INFINITY) - f);
-}
-
-static double elem_get(rt_type_t t, const void *p, size_t i) {
-        switch (t) {
-        case RT_TYPE_FLOAT32:
-                return ((const float *) p)[i];
-        case RT_TYPE_INT8:
-                return ((const int8_t *) p)[i];
-        case RT_TYPE_UINT8:
-        case RT_TYPE_BOOL:
-                return ((const uint8_t *) p)[i];
-        case RT_TYPE_INT16:
-                return ((const int16_t *) p)[i];
-        case RT_TYPE_INT64:
-                return (double) ((const int64_t *) p)[i];
-        default:
-                return ((const int32_t *) p)[i];
-        }
-}
-
-/* Compare output o of case c; true when within the rule of `driver`.
- * Describes the worst element in msg. */
-/* Elements where TFLite's builtin kernels give NaN and the XNNPACK driver
- * gives a clamp bound (+-FLT_MAX for NONE, 0 for RELU): the fused clamp acceld keeps on purpose (an overflow
- * stays finite, as in the builtin kernels), which XNNPACK's x86 clamp
- * applies to a NaN too. Counted, and named in the summary; docs/
- * conformance.md, "Rules". */
-static uint64_t xnn_nan_clamped;
-
-/* How many bytes of output o are defined in TFLite's answer `want`: all of
- * them, or the rows counted by another output (dt_case_t.counted_by). */
-static size_t output_defined(const dt_case_t *c, int o, void *const *want, const size_t *want_sizes) {
-        int k = c->counted_by[o] - 1;
-        if (k < 0 || k >= c->n_out || !want[k] || want_sizes[k] < sizeof(float))
-                return want_sizes[o];
-        float count = *(const float *) want[k];
-        size_t row = (size_t) c->counted_row[o] * dt_type_size(c->out[o].type);
-        if (!(count >= 0) || count * (double) row >= (double) want_sizes[o])
-                return want_sizes[o];
-        return (size_t) count * row;
-}
-
-static bool output_check(const dt_case_t *c, int o, int driver, const void *got, size_t got_size, const void *want,
-                         size_t want_size, size_t defined, char *msg, size_t msg_size) {
-        const dt_io_t *io = &c->out[o];
-        if (got_size != want_size) {
-                snprintf(msg, msg_size, "output %d: %zu bytes, TFLite has %zu", o, got_size, want_size);
-                return false;
-        }
-        want_size = defined;
-        if (io->type == RT_TYPE_INT64 && driver == 0) {
-                if (memcmp(got, want, want_size) != 0) {
-                        snprintf(msg, msg_size, "output %d: int64 values differ", o);
-                        return false;
-                }
-                return true;
-        }
-        size_t n = want_size / dt_type_size(io->type);
-        double m = 0;
-        if (io->type == RT_TYPE_FLOAT32)
-                for (size_t i = 0; i < n; i++) {
-                        double b = fabs(elem_get(io->type, want, i));
-                        if (isfinite(b) && b > m)
-                                m = b;
-                }
-        /* Sums can cancel: scale their rounding by the largest input too. */
-        for (int k = 0; c->accum > 1 && k < c->n_in; k++) {
-                if (c->in[k].type != RT_TYPE_FLOAT32)
-                        continue;
-                const float *x = c->in[k].data;
-                for (size_t i = 0; i < c->in[k].bytes / 4; i++)
-                        if (isfinite(x[i]) && fabs(x[i]) > m)
-                                m = fabs(x[i]);
-        }
-        double worst = 0;
-        size_t worst_i = 0;
-        bool pass = true;
-        for (size_t i = 0; i < n; i++) {
-                double a = elem_get(io->type, got, i), b = elem_get(io->type, want, i);
-                double allowed, diff;
-                if (io->type == RT_TYPE_FLOAT32) {
-                        if (isnan(b) || isnan(a) || isinf(b) || isinf(a)) {
-                                bool same = (isnan(a) && isnan(b)) || (isinf(a) && isinf(b) && a == b);
-                                if (!same && driver == 1 && isnan(b) && (fabs(a) == FLT_MAX || a == 0)) {
-                                        xnn_nan_clamped++;
-                                        same = true;
-                                }
-                                if (!same) {
-                                        pass = false;
-                                        worst = INFINITY;
-                                        worst_i = i;
-                                }
-                                continue;
-                        }
-                        diff = fabs(a - b);
-                        if (fabs(a) < FLT_MIN && fabs(b) < FLT_MIN)
-                                diff = 0; /* TFLite's kernels may flush subnormals */
-                        float step = c->out_step[o];
-                        if (driver == 1 && c->accel_step[o] > step)
-                                step = c->accel_step[o];
-                        if (driver == 0)
-                                allowed = step > 0 ? step * 0.499 : 4 * ulp_of(b) + c->accum * 4 * FLT_EPSILON * m;
-                        else
-                                allowed = (step > 0 ? 2 * step : 0) + 1e-4 * (1 + m) + 1e-3 * fabs(b) +
-                                          c->accum * 4 * FLT_EPSILON * m;
-                } else {
-                        diff = fabs(a - b);
-                        allowed = driver == 0 || !dt_is_quant_type(io->type) ? 0 : 2;
-                }
-                double score = diff == 0 ? 0 : allowed > 0 ? diff / allowed : INFINITY;
-                if (score > 1)
-                        pass = false;
-                if (score > worst) {
-                        worst = score;
-                        worst_i = i;
-                }
-        }
-        if (!pass)
-                snprintf(msg, msg_size, "output %d[%zu]: got %.9g, TFLite %.9g (score %.3g)", o, worst_i,
-                         elem_get(io->type, got, worst_i), elem_get(io->type, want, worst_i), worst);
-        return pass;
-}
-
 static void case_save(const run_ctx_t *x, const dt_case_t *c, const uint8_t *model, size_t size) {
         if (!x->save_dir)
                 return;
@@ -480,14 +167,14 @@ static bool delegate_check(run_ctx_t *x, const uint8_t *model, size_t size, cons
         void *want[DT_MAX_IO] = { 0 };
         size_t want_sizes[DT_MAX_IO];
         char err[1024] = "", msg[1024];
-        runner_t rn = { .native = x->native, .xnnpack = true };
-        int n = isolated_run(&rn, model, size, c, want, want_sizes, err, sizeof(err));
+        dt_runner_t rn = { .native = x->native, .xnnpack = true };
+        int n = dt_isolated_run(&rn, model, size, c, want, want_sizes, err, sizeof(err));
         if (n == 0)
                 n = c->n_out;
         bool ok = n == c->n_out;
         for (int o = 0; o < c->n_out && ok; o++)
-                ok = output_check(c, o, 1, got[o], got_sizes[o], want[o], want_sizes[o],
-                                  output_defined(c, o, want, want_sizes), msg, sizeof(msg));
+                ok = dt_output_check(c, o, 1, got[o], got_sizes[o], want[o], want_sizes[o],
+                                     dt_output_defined(c, o, want, want_sizes), msg, sizeof(msg));
         if (n > 0)
                 outs_free(want, n);
         if (ok)
@@ -516,8 +203,8 @@ static int case_run(run_ctx_t *x, const dt_gen_t *g, uint64_t seed) {
         void *want[DT_MAX_IO] = { 0 }, *got[DT_MAX_IO] = { 0 };
         size_t want_sizes[DT_MAX_IO], got_sizes[DT_MAX_IO];
         char err[1024] = "";
-        runner_t native = { .native = x->native };
-        int n_out = isolated_run(&native, model, size, &c, want, want_sizes, err, sizeof(err));
+        dt_runner_t native = { .native = x->native };
+        int n_out = dt_isolated_run(&native, model, size, &c, want, want_sizes, err, sizeof(err));
         if (n_out == -EFAULT)
                 printf("TFLITE-CRASH %s: difftest --op %s --case 0x%016" PRIx64 " # %s; %s\n", g->name, g->name, seed,
                        c.desc, err);
@@ -541,16 +228,16 @@ static int case_run(run_ctx_t *x, const dt_gen_t *g, uint64_t seed) {
                         continue;
                 char msg[1024] = "";
                 bool ok = true;
-                runner_t ours = { .xnnpack = d == 1 };
-                r = isolated_run(&ours, model, size, &c, got, got_sizes, err, sizeof(err));
+                dt_runner_t ours = { .xnnpack = d == 1 };
+                r = dt_isolated_run(&ours, model, size, &c, got, got_sizes, err, sizeof(err));
                 if (r < 0) {
                         ok = false;
                         snprintf(msg, sizeof(msg), "refused: %s", err);
                 } else {
                         for (int o = 0; o < c.n_out && ok; o++)
-                                ok = output_check(&c, o, d, got[o], got_sizes[o], want[o], want_sizes[o],
-                                                  output_defined(&c, o, want, want_sizes), msg,
-                                                  sizeof(msg));
+                                ok = dt_output_check(&c, o, d, got[o], got_sizes[o], want[o], want_sizes[o],
+                                                     dt_output_defined(&c, o, want, want_sizes), msg,
+                                                     sizeof(msg));
                         /* The XNNPACK driver may also be what TensorFlow Lite's
                          * own XNNPACK delegate is (docs/conformance.md): a
                          * second oracle, run only when the first disagrees. */
@@ -730,9 +417,9 @@ int main(int argc, char **argv) {
         if (x->via_delegate)
                 printf("difftest: %" PRIu64 " XNNPACK cases matched TFLite with its XNNPACK delegate, not its "
                        "builtin kernels\n", x->via_delegate);
-        if (xnn_nan_clamped)
+        if (dt_xnn_nan_clamped)
                 printf("difftest: %" PRIu64 " XNNPACK output elements are a clamp bound where TFLite has NaN: the "
-                       "fused activation clamp (docs/conformance.md)\n", xnn_nan_clamped);
+                       "fused activation clamp (docs/conformance.md)\n", dt_xnn_nan_clamped);
         bool bad = x->fail[0] || x->fail[1];
         dt_native_close(x->native);
         return bad ? 1 : 0;

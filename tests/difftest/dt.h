@@ -158,6 +158,43 @@ void dt_chain_draw(dt_case_t *c, dt_rng_t *r, rt_type_t type);
 int32_t dt_act(dt_rng_t *r);
 const char *dt_act_name(int32_t act);
 
+/* ---- running a case (run.c) ---- */
+
+typedef struct dt_native dt_native_t;
+
+/* Who runs a case: native TensorFlow Lite (native set; xnnpack: with its
+ * own XNNPACK delegate) or our runtime (native NULL; xnnpack: the XNNPACK
+ * driver, else the reference kernels). */
+typedef struct dt_runner {
+        dt_native_t *native;
+        bool xnnpack;
+} dt_runner_t;
+
+/* Run `model` on our runtime in this process, c's inputs copied in.
+ * Returns 0 and malloc'ed copies of c->n_out outputs, or -errno with err. */
+int dt_ours_run(const uint8_t *model, size_t size, const dt_case_t *c, bool xnnpack, void **outs,
+                size_t *out_sizes, char *err, size_t err_size);
+/* Run `model` on rn in a child process, so that an abort (an assertion in
+ * XNNPACK, a crash of TensorFlow Lite) is reported instead of ending the
+ * run: 0 and malloc'ed outputs, -EFAULT when the child died (signal in
+ * err), or the runner's -errno. */
+int dt_isolated_run(const dt_runner_t *rn, const uint8_t *model, size_t size, const dt_case_t *c, void **outs,
+                    size_t *out_sizes, char *err, size_t err_size);
+
+/* ---- the comparison rule (rule.c; docs/conformance.md, "Rules") ---- */
+
+/* How many bytes of output o are defined in TFLite's answer `want`: all of
+ * them, or the rows counted by another output (dt_case_t.counted_by). */
+size_t dt_output_defined(const dt_case_t *c, int o, void *const *want, const size_t *want_sizes);
+/* Compare output o of case c (ours `got`, TFLite's `want`, of which
+ * `defined` bytes count); true when within the rule of `driver` (0
+ * reference, 1 XNNPACK). Describes the worst element in msg. */
+bool dt_output_check(const dt_case_t *c, int o, int driver, const void *got, size_t got_size, const void *want,
+                     size_t want_size, size_t defined, char *msg, size_t msg_size);
+/* XNNPACK output elements that are a clamp bound where TFLite has NaN
+ * (passed and counted by dt_output_check). */
+extern uint64_t dt_xnn_nan_clamped;
+
 /* A generator. */
 typedef struct dt_gen {
         const char *name;

@@ -28,16 +28,27 @@
  * reference kernels and XNNPACK driver, and is compared by the goldens' rule
  * (tests/common/golden.h): the model's own tolerances, with float atol
  * scaled to the variant's output magnitude. Variants TensorFlow Lite refuses
- * are counted, not compared.
+ * are counted, not compared. An XNNPACK output that misses it is compared
+ * with TensorFlow Lite's own XNNPACK delegate (the second oracle), then, if
+ * that fails too, by the in-situ check (insitu.h): every op held to
+ * difftest's rule on the inputs our run gave it; it passes only when every
+ * op does (counted as "compounded, every op in rule").
  *
  *   modelfuzz [--lib PATH] [--seed S] [--variants N] [--seconds S]
  *             [--models A,B,...] [--drivers ref,xnnpack] [--save DIR]
- *             [--model NAME --variant SEED [--trace]] [--quiet]
+ *             [--model NAME --variant SEED [--trace | --insitu-selftest]]
+ *             [--insitu-perturb OP:STEPS] [--quiet]
+ *
+ * --insitu-perturb moves op OP's first output element STEPS steps from
+ * TensorFlow Lite's value before the in-situ comparison, and
+ * --insitu-selftest checks that the in-situ check fails beyond the rule and
+ * passes at it (meson test modelfuzz-insitu): tests of the check itself.
  *
  * A mismatch prints its reproducer ("modelfuzz --model M --variant 0x..."),
  * and with --save the variant's .tflite and inputs are kept; --trace runs
  * that variant op by op (each op's output made the model's output) and says
- * where it first departs from TFLite (--drivers ref or xnnpack). Like difftest,
+ * where it first departs from TFLite (--drivers ref or xnnpack; on xnnpack
+ * with each op's in-situ verdict). Like difftest,
  * ACCELD_DIFFTEST_SEED is added to --seed. Exit: 0 no mismatch, 1
  * mismatches, 2 usage, 77 native TFLite or ../shared absent.
  */
@@ -58,6 +69,7 @@
 #include "fbt.h"
 #include "file-read.h"
 #include "golden.h"
+#include "insitu.h"
 #include "model-internal.h"
 #include "model.h"
 #include "native.h"
@@ -466,7 +478,11 @@ static bool output_ok(const golden_tensor_t *gt, golden_tol_kind_t kind, double 
 typedef struct mf_stats {
         uint64_t variants, refused, tflite_crashed, compared[2], mismatched[2], our_errors[2];
         uint64_t second_oracle;  /* XNNPACK variants that matched TFLite's XNNPACK delegate only */
+        uint64_t in_situ;        /* XNNPACK variants passed by the in-situ check (every op in rule) */
 } mf_stats_t;
+
+/* --insitu-perturb OP:STEPS (tests of the in-situ check), or NULL. */
+static const dt_insitu_perturb_t *mf_perturb;
 
 static int model_open(const golden_model_t *g, mf_model_t *ret) {
         *ret = (mf_model_t) { .g = g };
@@ -584,7 +600,7 @@ static int variant_run(dt_native_t *nat, const mf_model_t *src, uint64_t seed, c
                         continue;
                 void *got[MF_MAX_IO] = { 0 };
                 size_t got_sizes[MF_MAX_IO] = { 0 };
-                char msg[512] = "";
+                char msg[1536] = "";
                 bool ok = true;
                 r = ours_run(src, &v, d == 1, got, got_sizes, err, sizeof(err));
                 if (r < 0) {
@@ -603,6 +619,30 @@ static int variant_run(dt_native_t *nat, const mf_model_t *src, uint64_t seed, c
                 if (!ok && r == 0 && d == 1 && second_oracle(nat, src, &v, shm, got, got_sizes, msg, sizeof(msg))) {
                         st->second_oracle++;
                         ok = true;
+                }
+                /* Neither oracle: the in-situ check (insitu.h). Every op,
+                 * fed what our XNNPACK run gave it, against TFLite running
+                 * that op alone, by difftest's rule: if all pass, the miss
+                 * is XNNPACK's per-op rounding compounded through the
+                 * network, not an op out of rule. */
+                if (!ok && r == 0 && d == 1) {
+                        dt_insitu_t is;
+                        int ri = dt_insitu_check(nat, v.bytes, src->size, v.in, src->in_size,
+                                                 (int) src->g->n_inputs, mf_perturb, &is);
+                        if (ri == 0 && dt_insitu_passed(&is)) {
+                                st->in_situ++;
+                                ok = true;
+                                printf("COMPOUNDED xnnpack %s: modelfuzz --model %s --variant 0x%016" PRIx64
+                                       " --drivers xnnpack --trace # %s; every op within difftest's rule in situ; "
+                                       "whole network: %s\n",
+                                       src->g->name, src->g->name, seed, v.desc, msg);
+                        } else {
+                                size_t len = strlen(msg);
+                                snprintf(msg + len, sizeof(msg) - len, "; in situ: %s (modelfuzz --model %s --variant "
+                                         "0x%016" PRIx64 " --drivers xnnpack --trace)",
+                                         ri < 0 && !is.msg[0] ? strerror(-ri) : is.msg, src->g->name, seed);
+                        }
+                        dt_insitu_done(&is);
                 }
                 st->compared[d]++;
                 if (!ok) {
@@ -678,6 +718,18 @@ static int variant_trace(dt_native_t *nat, const mf_model_t *src, uint64_t seed,
                 return -EINVAL;
         }
         size_t out_at = (size_t) (outs.data - v.bytes);
+        /* On XNNPACK, the in-situ verdict of every op too (insitu.h). */
+        dt_insitu_t is = { .first_failed = -1 };
+        int ri = -1;
+        if (xnnpack) {
+                ri = dt_insitu_check(nat, v.bytes, src->size, v.in, src->in_size, (int) src->g->n_inputs, mf_perturb,
+                                     &is);
+                if (ri < 0)
+                        printf("in situ: not run: %s\n", is.msg[0] ? is.msg : strerror(-ri));
+                else
+                        printf("in situ: exposing every op's output %s the model's outputs on our XNNPACK driver\n",
+                               is.exposure_changed ? "CHANGED" : "left unchanged");
+        }
         for (int32_t o = 0; o < sg->n_ops; o++) {
                 const rt_model_op_t *op = &sg->ops[o];
                 if (op->n_outputs < 1 || op->outputs[0] < 0)
@@ -698,16 +750,86 @@ static int variant_trace(dt_native_t *nat, const mf_model_t *src, uint64_t seed,
                 else
                         trace_compare(&sg->tensors[ti], our_out[0], our_sizes[0], nat_out[0], nat_sizes[0], msg,
                                       sizeof(msg));
-                printf("op %d %s -> tensor %d %s (%s): %s\n", o,
+                char situ[400] = "";
+                if (ri == 0 && o < is.n_ops) {
+                        const dt_insitu_op_t *io = &is.ops[o];
+                        snprintf(situ, sizeof(situ), "; in situ (%s alone): %s, %s",
+                                 io->oracle[0] ? io->oracle : "-",
+                                 io->verdict == DT_INSITU_PASS  ? "pass"
+                                 : io->verdict == DT_INSITU_FAIL ? "FAIL"
+                                                                 : "NOT CHECKED",
+                                 io->msg);
+                }
+                printf("op %d %s -> tensor %d %s (%s): %s%s\n", o,
                        op->custom_code ? op->custom_code : rt_op_name(op->builtin_code), ti,
-                       sg->tensors[ti].name, rt_type_name(sg->tensors[ti].type), msg);
+                       sg->tensors[ti].name, rt_type_name(sg->tensors[ti].type), msg, situ);
                 for (int i = 0; i < MF_MAX_IO; i++)
                         free(our_out[i]), free(nat_out[i]);
         }
+        if (ri == 0)
+                printf("in situ: %s (%d of %d ops failed or not checked)\n",
+                       dt_insitu_passed(&is) ? "every op within difftest's rule" : is.msg, is.failed, is.n_ops);
+        dt_insitu_done(&is);
         free(patched);
         rt_model_free(m);
         variant_done(&v);
         return 0;
+}
+
+/* --insitu-selftest: the in-situ check can fail and passes exactly up to
+ * the rule. On variant `seed` of src (a quantized model): unperturbed,
+ * every op passes; the first op with a quantized output, its element 0
+ * moved 3 steps from TFLite's value, fails (and only it); moved 2 steps
+ * (difftest's XNNPACK rule), passes; and the variant, compared as the fuzz
+ * loop does, is no mismatch. 0 when all hold, 1 otherwise. */
+static int insitu_selftest(dt_native_t *nat, const mf_model_t *src, uint64_t seed, uint8_t *shm) {
+        mf_variant_t v;
+        int r = variant_make(src, seed, &v), bad = 0;
+        rt_model_t *m = NULL;
+        char err[256];
+        if (r == 0)
+                r = rt_model_load_buffer(v.bytes, src->size, false, &m, err, sizeof(err));
+        if (r < 0) {
+                variant_done(&v);
+                printf("insitu-selftest: cannot make the variant: %s\n", strerror(-r));
+                return 1;
+        }
+        const rt_model_subgraph_t *sg = &m->subgraphs[0];
+        int32_t target = -1;
+        for (int32_t k = 0; k < sg->n_ops && target < 0; k++)
+                if (sg->ops[k].n_outputs > 0 && sg->ops[k].outputs[0] >= 0 &&
+                    dt_is_quant_type(sg->tensors[sg->ops[k].outputs[0]].type))
+                        target = k;
+        struct {
+                int32_t steps;  /* 0: unperturbed */
+                bool pass;
+        } tries[] = { { 0, true }, { 3, false }, { 2, true } };
+        for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+                dt_insitu_perturb_t p = { .op = target, .steps = tries[i].steps };
+                dt_insitu_t is;
+                r = dt_insitu_check(nat, v.bytes, src->size, v.in, src->in_size, (int) src->g->n_inputs,
+                                    tries[i].steps ? &p : NULL, &is);
+                bool passed = r == 0 && dt_insitu_passed(&is);
+                bool as_expected = r == 0 && passed == tries[i].pass &&
+                                   (passed || (is.failed == 1 && is.first_failed == target));
+                printf("insitu-selftest: op %d element 0 %+d steps from TFLite: %s (%s), expected %s: %s\n", target,
+                       tries[i].steps, passed ? "pass" : "fail", r < 0 ? strerror(-r) : passed ? "every op in rule" : is.msg,
+                       tries[i].pass ? "pass" : "a failure of that op alone", as_expected ? "ok" : "WRONG");
+                bad += !as_expected;
+                dt_insitu_done(&is);
+        }
+        if (target < 0) {
+                printf("insitu-selftest: no op with a quantized output\n");
+                bad++;
+        }
+        rt_model_free(m);
+        variant_done(&v);
+        mf_stats_t st = { 0 };
+        const bool xnn_only[2] = { false, true };
+        int mism = variant_run(nat, src, seed, xnn_only, NULL, shm, &st);
+        printf("insitu-selftest: the variant on XNNPACK: %s\n",
+               mism ? "MISMATCH" : st.in_situ ? "match in situ (compounded, every op in rule)" : "match");
+        return bad || mism ? 1 : 0;
 }
 
 /* Every name passes when no list was given. */
@@ -721,7 +843,8 @@ int main(int argc, char **argv) {
         uint64_t seed = 1, one_variant = 0;
         long variants = -1;
         double seconds = 0;
-        bool quiet = false, have_variant = false, trace = false;
+        bool quiet = false, have_variant = false, trace = false, selftest = false;
+        dt_insitu_perturb_t perturb = { .op = -1 };
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (strcmp(a, name) == 0 && v && (i++, true))
@@ -747,10 +870,15 @@ int main(int argc, char **argv) {
                         quiet = true;
                 else if (strcmp(a, "--trace") == 0)
                         trace = true;
+                else if (strcmp(a, "--insitu-selftest") == 0)
+                        selftest = true;
+                else if (ARG("--insitu-perturb") && sscanf(v, "%d:%d", &perturb.op, &perturb.steps) == 2)
+                        mf_perturb = &perturb;
                 else {
                         fprintf(stderr, "usage: modelfuzz [--lib PATH] [--seed S] [--variants N] [--seconds S]\n"
                                         "                 [--models A,B,...] [--drivers ref,xnnpack] [--save DIR]\n"
-                                        "                 [--model NAME --variant SEED [--trace]] [--quiet]\n");
+                                        "                 [--model NAME --variant SEED [--trace | --insitu-selftest]]\n"
+                                        "                 [--insitu-perturb OP:STEPS] [--quiet]\n");
                         return 2;
                 }
 #undef ARG
@@ -796,15 +924,20 @@ int main(int argc, char **argv) {
                 rc = 2;
                 goto out;
         }
+        if (have_variant && selftest) {
+                rc = insitu_selftest(nat, &pool[0], one_variant, shm);
+                goto out;
+        }
         if (have_variant && trace) {
                 rc = variant_trace(nat, &pool[0], one_variant, drivers[1] && !drivers[0]) < 0 ? 1 : 0;
                 goto out;
         }
         if (have_variant) {
                 rc = variant_run(nat, &pool[0], one_variant, drivers, save, shm, &st) ? 1 : 0;
-                printf("variant %s 0x%016" PRIx64 ": %s%s\n", pool[0].g->name, one_variant,
+                printf("variant %s 0x%016" PRIx64 ": %s%s%s\n", pool[0].g->name, one_variant,
                        st.refused ? "refused by TFLite" : rc ? "MISMATCH" : "match",
-                       st.second_oracle ? " (XNNPACK: TFLite's XNNPACK delegate)" : "");
+                       st.second_oracle ? " (XNNPACK: TFLite's XNNPACK delegate)" : "",
+                       st.in_situ ? " (XNNPACK: compounded, every op in rule in situ)" : "");
                 goto out;
         }
         if (variants < 0 && seconds <= 0)
@@ -830,6 +963,9 @@ int main(int argc, char **argv) {
         if (st.second_oracle)
                 printf("modelfuzz: %" PRIu64 " XNNPACK variants matched TFLite with its XNNPACK delegate, not its "
                        "builtin kernels\n", st.second_oracle);
+        if (st.in_situ)
+                printf("modelfuzz: %" PRIu64 " XNNPACK variants compounded, every op in rule (in situ: each op within "
+                       "difftest's rule of TFLite running it alone on our inputs)\n", st.in_situ);
         rc = st.mismatched[0] || st.mismatched[1] ? 1 : 0;
 out:
         if (shm != MAP_FAILED)
