@@ -250,8 +250,6 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char
                 .max_compute_us = config->client_placement_max_us,
                 .max_overhead = config->client_placement_max_overhead,
                 .hosts_xnnpack = config->isolate_drivers == DAEMON_ISOLATE_ALL,
-                .lanes = config->max_lanes > 0,
-                .lane_spin_us = config->lane_spin_us,
         });
         /* A few milliseconds, before the loop serves: the decisions already
          * stored are placed from the first prepare on. */

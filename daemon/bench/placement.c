@@ -14,7 +14,6 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "host/host.h"
-#include "ipc.h"
 #include "placement.h"
 #include "serving/models.h"
 
@@ -25,7 +24,6 @@ static struct {
         pthread_mutex_t mu;
         bench_placement_config_t cfg;
         int64_t socket_us;                      /* -1: not measured */
-        int64_t lane_us;                        /* -1: not measured or lanes off */
         uint64_t served[SERVED_WINDOW];         /* ring of the latest overheads */
         uint64_t n_served;
         uint64_t placed;
@@ -34,7 +32,6 @@ static struct {
         .cfg = { .max_compute_us = BENCH_PLACEMENT_DEFAULT_MAX_US,
                  .max_overhead = BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD },
         .socket_us = -1,
-        .lane_us = -1,
 };
 
 void bench_placement_configure(const bench_placement_config_t *c) {
@@ -75,63 +72,6 @@ static void *echo_main(void *userdata) {
         return NULL;
 }
 
-/* The lane's part: a futex-and-spin ping-pong as a lane and libaccel do
- * it (ipc/lane.c), back to back, the way a client that invokes in a loop
- * meets a lane thread that is still polling. */
-typedef struct lane_ping {
-        uint32_t req, done;
-        uint64_t spin_us;
-} lane_ping_t;
-
-static void *lane_echo_main(void *userdata) {
-        lane_ping_t *p = userdata;
-        uint32_t last = 0;
-
-        for (;;) {
-                uint32_t v = __atomic_load_n(&p->req, __ATOMIC_ACQUIRE);
-
-                if (v == last) {
-                        if (!ipc_lane_spin(&p->req, last, p->spin_us))
-                                (void) ipc_lane_futex_wait(&p->req, last, 100000);
-                        continue;
-                }
-                if (v == UINT32_MAX)
-                        break;
-                last = v;
-                __atomic_store_n(&p->done, v, __ATOMIC_RELEASE);
-                ipc_lane_futex_wake(&p->done);
-        }
-        return NULL;
-}
-
-static int64_t lane_measure(uint64_t spin_us) {
-        lane_ping_t p = { .spin_us = spin_us };
-        int64_t v[PINGS];
-        pthread_t th;
-        size_t n = 0;
-        int r;
-
-        r = -pthread_create(&th, NULL, lane_echo_main, &p);
-        if (r < 0)
-                return r;
-        for (uint32_t seq = 1; n < PINGS; n++, seq++) {
-                uint64_t t0 = acc_now_ns();
-
-                __atomic_store_n(&p.req, seq, __ATOMIC_RELEASE);
-                ipc_lane_futex_wake(&p.req);
-                while (__atomic_load_n(&p.done, __ATOMIC_ACQUIRE) != seq)
-                        if (!ipc_lane_spin(&p.done, seq - 1, spin_us))
-                                (void) ipc_lane_futex_wait(&p.done, seq - 1, 100000);
-                v[n] = (int64_t) (acc_now_ns() - t0);
-        }
-        __atomic_store_n(&p.req, UINT32_MAX, __ATOMIC_RELEASE);
-        ipc_lane_futex_wake(&p.req);
-        (void) pthread_join(th, NULL);
-        qsort(v, n, sizeof(v[0]), cmp_i64);
-        /* In whole microseconds, rounded up: a hand-over is never free. */
-        return (v[n / 2] + 999) / 1000 > 0 ? (v[n / 2] + 999) / 1000 : 1;
-}
-
 int64_t bench_placement_measure(void) {
         int64_t v[PINGS];
         char buf[64] = { 0 };
@@ -164,28 +104,8 @@ int64_t bench_placement_measure(void) {
         if (r < 0 || n == 0)
                 return r < 0 ? r : -EIO;
         qsort(v, n, sizeof(v[0]), cmp_i64);
-
-        bench_placement_config_t cfg;
-        int64_t lane_us = -1;
-
-        /* The lane's hand-over once, the first time (acceld measures at
-         * start-up, before it serves). Measured again right after a
-         * mini-benchmark it came out at about 109 us against 2 us on an
-         * idle machine, while the lanes themselves then served ~1 ms
-         * models 2-4 us above their compute: the ping-pong measures the
-         * candidates' aftermath, not the lanes. */
-        bench_placement_get_config(&cfg);
-        pthread_mutex_lock(&pl.mu);
-        bool first = pl.lane_us < 0;
-        pthread_mutex_unlock(&pl.mu);
-        if (cfg.lanes && first)
-                lane_us = lane_measure(cfg.lane_spin_us);
         pthread_mutex_lock(&pl.mu);
         pl.socket_us = v[n / 2];
-        if (!cfg.lanes)
-                pl.lane_us = -1;
-        else if (lane_us >= 0)
-                pl.lane_us = lane_us;
         pthread_mutex_unlock(&pl.mu);
         return v[n / 2];
 }
@@ -212,7 +132,6 @@ void bench_placement_status(bench_placement_status_t *ret) {
         memcpy(v, pl.served, n * sizeof(v[0]));
         *ret = (bench_placement_status_t) {
                 .socket_us = pl.socket_us,
-                .lane_us = pl.lane_us,
                 .served_overhead_us = -1,
                 .served_samples = pl.n_served,
                 .placed_in_client = pl.placed,
@@ -222,17 +141,10 @@ void bench_placement_status(bench_placement_status_t *ret) {
                 qsort(v, n, sizeof(v[0]), cmp_u64);
                 ret->served_overhead_us = (int64_t) v[n / 2];
         }
-        /* With lanes, a client invoking in a loop pays the lane's
-         * hand-over (libaccel opens one for every shared-memory
-         * interpreter); without, the kernel's part (two messages, two
-         * wake-ups) and acceld's own (decode, scheduling, the worker's
-         * hand-back, encode). */
-        if (ret->lane_us >= 0)
-                ret->round_trip_us = ret->lane_us;
-        else
-                ret->round_trip_us = ret->socket_us < 0 ? -1
-                                                        : ret->socket_us +
-                                                                  (ret->served_overhead_us > 0 ? ret->served_overhead_us : 0);
+        /* The kernel's part (two messages, two wake-ups) and acceld's own
+         * (decode, scheduling, the worker's hand-back, encode). */
+        ret->round_trip_us = ret->socket_us < 0 ? -1
+                                                : ret->socket_us + (ret->served_overhead_us > 0 ? ret->served_overhead_us : 0);
 }
 
 bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,

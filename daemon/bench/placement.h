@@ -9,12 +9,10 @@
  * acceld decides, from two measurements:
  *   compute     the chosen setting's median inference time, from its
  *               mini-benchmark (the decision's END event);
- *   round trip  this machine's cost of one request, measured after each
- *               mini-benchmark: with lanes (max_lanes > 0), a futex-and-
- *               spin ping-pong between two threads as a lane does it;
- *               without, a socket ping-pong plus the median in-daemon
- *               overhead of served Execute requests (receipt to reply,
- *               minus compute).
+ *   round trip  this machine's cost of one request: a socket ping-pong
+ *               between two threads, measured after each mini-benchmark,
+ *               plus the median in-daemon overhead of served Execute
+ *               requests (receipt to reply, minus compute).
  * A model runs in the client when its compute is at most max_compute_us
  * (config client_placement_max_us; 0 = placement off) and the round trip
  * is more than max_overhead (client_placement_max_overhead) of it, and
@@ -37,8 +35,6 @@ typedef struct bench_placement_config {
         uint64_t max_compute_us;        /* 0: placement off */
         double max_overhead;            /* fraction of compute */
         bool hosts_xnnpack;             /* isolate_drivers = all: XNNPACK runs in a host */
-        bool lanes;                     /* max_lanes > 0: clients invoke over lanes */
-        uint64_t lane_spin_us;          /* how long a lane thread polls */
 } bench_placement_config_t;
 
 /* The defaults of the two config keys. */
@@ -62,7 +58,6 @@ void bench_placement_note_placed(void);
 
 typedef struct bench_placement_status {
         int64_t socket_us;              /* -1: not measured yet */
-        int64_t lane_us;                /* lane hand-over; -1: lanes off or not measured */
         int64_t served_overhead_us;     /* -1: no served request yet */
         uint64_t served_samples;
         int64_t round_trip_us;          /* the estimate decisions use, -1: none */
