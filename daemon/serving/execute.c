@@ -355,8 +355,7 @@ static void execute_done(daemon_job_t *job, int r) {
         serving__job_complete_keep(j, 0);
 }
 
-/* Resolve a region of a registered buffer; the job takes a reference. */
-static int region_get(daemon_request_t *rq, serving_session_t *ss, const Acceld__TensorData *d, const char *what,
+int serving__region_get(daemon_request_t *rq, serving_session_t *ss, const Acceld__TensorData *d, const char *what,
                       size_t k, job_tensor_t *t) {
         serving_buffer_t *b = serving__buffer_find(ss, d->buffer);
 
@@ -416,7 +415,7 @@ int daemon_execute_handle(daemon_request_t *rq) {
                         t->in = d->data.data;
                         t->len = d->data.len;
                 } else if (d->has_buffer) {
-                        r = region_get(rq, ss, d, "input", k, t);
+                        r = serving__region_get(rq, ss, d, "input", k, t);
                         if (r < 0) {
                                 serving__job_free(j);
                                 return r;
@@ -469,7 +468,7 @@ int daemon_execute_handle(daemon_request_t *rq) {
                         return daemon_request_errorf(rq, -EINVAL,
                                                      "output %zu must be a buffer region or reply_inline", k);
                 }
-                r = region_get(rq, ss, d, "output", k, t);
+                r = serving__region_get(rq, ss, d, "output", k, t);
                 if (r < 0) {
                         serving__job_free(j);
                         return r;

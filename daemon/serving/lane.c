@@ -287,25 +287,13 @@ uint64_t serving__lanes_executions(const daemon_serving_t *sv) {
         return sv->lanes ? __atomic_load_n(&sv->lanes->executions, __ATOMIC_RELAXED) : 0;
 }
 
-/* A region of this connection's buffer for the job (one reference). */
+/* A region of this connection's buffer for the job (one reference): only
+ * a region, never inline data. */
 static int lane_region(daemon_request_t *rq, serving_session_t *ss, const Acceld__TensorData *d, const char *what,
                        size_t k, job_tensor_t *t) {
-        serving_buffer_t *b;
-
         if (!d->has_buffer || d->has_data || (d->has_reply_inline && d->reply_inline))
                 return daemon_request_errorf(rq, -EINVAL, "lane %s %zu must be a buffer region", what, k);
-        b = serving__buffer_find(ss, d->buffer);
-        if (!b)
-                return daemon_request_errorf(rq, -ENOENT, "%s %zu: no buffer %" PRIu64 " on this connection", what, k,
-                                             d->buffer);
-        if (d->offset > b->size || d->length > b->size - d->offset)
-                return daemon_request_errorf(rq, -EINVAL,
-                                             "%s %zu: region [%" PRIu64 ", +%" PRIu64 ") is outside buffer %" PRIu64
-                                             " of %zu bytes", what, k, d->offset, d->length, d->buffer, b->size);
-        t->buffer = b;
-        b->n_ref++;
-        t->len = (size_t) d->length;
-        return 0;
+        return serving__region_get(rq, ss, d, what, k, t);
 }
 
 /* What a lane cannot serve goes over the socket: say why. */

@@ -12,6 +12,22 @@
 #include "scheduler.h"
 
 /* Does a go before b? Priority, then deadline (none last), then arrival. */
+/* Wait on `cond` for at most `left_ns` (uv_hrtime() is CLOCK_MONOTONIC;
+ * the condition variable waits on CLOCK_REALTIME: the remaining time is
+ * converted). Wakes early on a signal, as pthread_cond_timedwait does. */
+static void cond_wait_for(pthread_cond_t *cond, pthread_mutex_t *mu, uint64_t left_ns) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += (time_t) (left_ns / 1000000000u);
+        ts.tv_nsec += (long) (left_ns % 1000000000u);
+        if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+        }
+        (void) pthread_cond_timedwait(cond, mu, &ts);
+}
+
 static bool job_before(const daemon_job_t *a, const daemon_job_t *b) {
         if (a->priority != b->priority)
                 return a->priority > b->priority;
@@ -67,18 +83,7 @@ static void batch_gather_locked(daemon_sched_t *s, daemon_sched_queue_t *q, daem
                 now = uv_hrtime();
                 if (now >= end)
                         return;
-                /* uv_hrtime() is CLOCK_MONOTONIC; the condition variable
-                 * waits on CLOCK_REALTIME: convert the remaining time. */
-                struct timespec ts;
-                uint64_t left = end - now;
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += (time_t) (left / 1000000000u);
-                ts.tv_nsec += (long) (left % 1000000000u);
-                if (ts.tv_nsec >= 1000000000L) {
-                        ts.tv_sec++;
-                        ts.tv_nsec -= 1000000000L;
-                }
-                (void) pthread_cond_timedwait(&q->cond, &s->mu, &ts);
+                cond_wait_for(&q->cond, &s->mu, end - now);
         }
 }
 
@@ -366,8 +371,7 @@ int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, 
 
         pthread_mutex_lock(&s->mu);
         while (!s->stopping && res->busy >= (res->limit ? res->limit : 1)) {
-                struct timespec ts;
-                uint64_t now, left;
+                uint64_t now;
 
                 if (deadline_ns == 0) {
                         pthread_cond_wait(&s->res_cond, &s->mu);
@@ -378,16 +382,7 @@ int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, 
                         r = -ETIME;
                         break;
                 }
-                /* The condition variable waits on CLOCK_REALTIME. */
-                left = deadline_ns - now;
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += (time_t) (left / 1000000000u);
-                ts.tv_nsec += (long) (left % 1000000000u);
-                if (ts.tv_nsec >= 1000000000L) {
-                        ts.tv_sec++;
-                        ts.tv_nsec -= 1000000000L;
-                }
-                (void) pthread_cond_timedwait(&s->res_cond, &s->mu, &ts);
+                cond_wait_for(&s->res_cond, &s->mu, deadline_ns - now);
         }
         if (r == 0 && s->stopping)
                 r = -ESHUTDOWN;
@@ -592,16 +587,7 @@ int daemon_cpu_take(unsigned n, uint64_t deadline_ns) {
                         daemon_refusal_count(DAEMON_REFUSAL_cpu_deadline_missed);
                         return -ETIME;
                 }
-                struct timespec ts;
-                uint64_t left = deadline_ns - now;
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += (time_t) (left / 1000000000u);
-                ts.tv_nsec += (long) (left % 1000000000u);
-                if (ts.tv_nsec >= 1000000000L) {
-                        ts.tv_sec++;
-                        ts.tv_nsec -= 1000000000L;
-                }
-                (void) pthread_cond_timedwait(&budget.cond, &budget.mu, &ts);
+                cond_wait_for(&budget.cond, &budget.mu, deadline_ns - now);
         }
         budget.in_use += n;
         pthread_mutex_unlock(&budget.mu);

@@ -142,6 +142,11 @@ bool serving__batch_eligible(const serving_job_t *j);
 void serving__batch_run(serving_job_t *lead);
 
 serving_buffer_t *serving__buffer_find(serving_session_t *ss, uint64_t id);
+/* Resolve region `d` of a registered buffer of this connection for tensor
+ * `what` `k` of a job (Execute, a lane): t->buffer (one reference taken)
+ * and t->len; the errors name the tensor. 0 or -errno. */
+int serving__region_get(daemon_request_t *rq, serving_session_t *ss, const Acceld__TensorData *d, const char *what,
+                        size_t k, job_tensor_t *t);
 void serving__buffer_unref(daemon_serving_t *sv, serving_buffer_t *b);
 serving_handle_t *serving__handle_find(serving_session_t *ss, uint64_t id);
 void serving__handle_free(daemon_serving_t *sv, serving_handle_t *h);
