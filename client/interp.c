@@ -543,7 +543,7 @@ static int local_resize(accel_interp_t *it, int32_t i, const int32_t *dims, int3
 }
 
 static int local_invoke(accel_interp_t *it) {
-        uint64_t t0 = acc_now_us();
+        const accel_local_stamp_t t0 = accel__local_clock_start(&it->local->clock);
         int r;
 
         for (int32_t k = 0; k < it->n_inputs; k++) {
@@ -563,7 +563,7 @@ static int local_invoke(accel_interp_t *it) {
         if (r < 0)
                 return r;
         it->queue_us = 0;
-        it->compute_us = it->total_us = acc_now_us() - t0;
+        it->compute_us = it->total_us = accel__local_clock_elapsed_us(&it->local->clock, &t0);
         it->zero_copy = true;
         return 0;
 }
@@ -1338,7 +1338,7 @@ static int lane_invoke(accel_interp_t *it, uint64_t t0) {
 
 int accel_interp_invoke(accel_interp_t *it) {
         Acceld__Response *resp;
-        uint64_t t0 = acc_now_us();
+        uint64_t t0;
         bool inline_out;
         int r;
 
@@ -1346,8 +1346,10 @@ int accel_interp_invoke(accel_interp_t *it) {
         r = invoke_check(it);
         if (r < 0)
                 return r;
+        /* In this process: local_invoke() times itself (local-clock.h). */
         if (it->local)
                 return local_invoke(it);
+        t0 = acc_now_us();
         if (it->lane && !it->inline_outputs) {
                 r = lane_invoke(it, t0);
                 if (r == -ECONNRESET) {

@@ -22,6 +22,7 @@ int accel__local_create(const accel_model_t *m, const void *settings, size_t set
         if (!l)
                 return -ENOMEM;
         l->efd = -1;
+        accel__local_clock_init(&l->clock);
         r = rt_settings_parse_proto(settings, settings_size, &s, err, err_size);
         if (r < 0) {
                 free(l);

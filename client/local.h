@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "accel-internal.h"
+#include "local-clock.h"
 #include "rt.h"
 
 typedef struct accel_local {
@@ -21,6 +22,7 @@ typedef struct accel_local {
         int pending_r;          /* result of the started invoke */
         bool pending;
         char pending_err[512];  /* its error message */
+        accel_local_clock_t clock;      /* the invokes' timings (local-clock.h) */
 } accel_local_t;
 
 /*
