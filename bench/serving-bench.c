@@ -16,7 +16,7 @@
  *                 [--min-sample-us US]
  *       acceld alone (no in-process interpreter competing for the CPUs),
  *       shared-memory tensors, with acceld's own choice of settings unless
- *       --settings: 5 warm-up invokes, then N timed samples, each the mean
+ *       --settings: 25 warm-up invokes, then N timed samples, each the mean
  *       of "batch" invokes timed together (1 unless --min-sample-us asks for
  *       samples of at least US microseconds), in microseconds with three
  *       decimals; the round trip's min/median/p90, the median compute
@@ -236,12 +236,15 @@ static int selected(const args_t *a) {
         if (getsockopt(accel_interp_fd(it), SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0)
                 pid = (long) peer.pid;
         inputs_load(a, it);
-        uint64_t w0 = acc_now_ns();
         for (int w = 0; w < 5; w++)
                 remote_invoke(it);
         /* --min-sample-us: a sample is the mean of `batch` invokes timed
-         * together (bench_batch_size()), round trip and compute alike. */
-        const int batch = bench_batch_size((double) (acc_now_ns() - w0) / 5.0, a->min_sample_us);
+         * together (bench_batch_size()), round trip and compute alike; the
+         * warm invokes' mean sets it. */
+        uint64_t w0 = acc_now_ns();
+        for (int w = 0; w < 20; w++)
+                remote_invoke(it);
+        const int batch = bench_batch_size((double) (acc_now_ns() - w0) / 20.0, a->min_sample_us);
         uint64_t cpu0 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
         for (int k = 0; k < a->runs; k++) {
                 uint64_t t0 = acc_now_ns(), compute = 0;

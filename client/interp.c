@@ -482,13 +482,24 @@ static int placement_take(accel_interp_t *it, const accel_model_t *model, const 
  * pointers once allocated (inputs and outputs live in its memory, string
  * lists in their heap blocks). */
 static int local_tensors_sync(accel_interp_t *it, bool outputs_only) {
-        rt_interp_t *rt = it->local->rt;
+        accel_local_t *l = it->local;
+        rt_interp_t *rt = l->rt;
 
+        if (!outputs_only) {
+                const rt_tensor_t **outs = realloc(l->outs, sizeof(*outs) * (size_t) (it->n_outputs + 1));
+
+                if (!outs)
+                        return oom();
+                l->outs = outs;
+                for (int32_t i = 0; i < it->n_outputs; i++)
+                        outs[i] = rt_interp_output_tensor(rt, i);
+                l->n_outs = it->n_outputs;
+        }
         for (int32_t k = outputs_only ? it->n_inputs : 0; k < it->n_inputs + it->n_outputs; k++) {
                 bool input = k < it->n_inputs;
                 int32_t i = input ? k : k - it->n_inputs;
                 accel_tensor_t *t = input ? &it->inputs[i] : &it->outputs[i];
-                const rt_tensor_t *rtt = input ? rt_interp_input_tensor(rt, i) : rt_interp_output_tensor(rt, i);
+                const rt_tensor_t *rtt = input ? rt_interp_input_tensor(rt, i) : l->outs[i];
 
                 if (!rtt)
                         return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "tensor %d is missing in this process",
@@ -509,7 +520,10 @@ static int local_tensors_sync(accel_interp_t *it, bool outputs_only) {
                         continue;
                 }
                 t->bytes = rt_type_size(rtt->type) * rt_tensor_count(rtt);
-                if (it->allocated)
+                /* After an invoke the tensors are allocated: its pointer. */
+                if (outputs_only)
+                        t->data = rtt->data;
+                else if (it->allocated)
                         t->data = input ? rt_interp_input_data(rt, i) : (void *) rt_interp_output_data(rt, i);
         }
         return 0;

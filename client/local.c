@@ -67,6 +67,7 @@ fail:
 accel_local_t *accel__local_free(accel_local_t *l) {
         if (!l)
                 return NULL;
+        free(l->outs);
         rt_interp_free(l->rt);
         rt_model_free(l->model);
         if (l->efd >= 0)
