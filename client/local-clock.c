@@ -58,10 +58,11 @@ uint64_t accel__local_clock_elapsed_us(accel_local_clock_t *c, const accel_local
 
                 if (HAVE_TSC)
                         ratio_update(c, tick, ns, CALIBRATE_NS);
-                return ns > start->ns ? (ns - start->ns) / 1000u : 0;
+                return ns > start->ns ? (ns - start->ns + 500u) / 1000u : 0;
         }
         /* Another CPU's counter may lag a little: never negative. */
-        const uint64_t us = tick > start->tick ? (uint64_t) ((double) (tick - start->tick) * c->ns_per_tick) / 1000u : 0;
+        const uint64_t us =
+                tick > start->tick ? (uint64_t) ((double) (tick - start->tick) * c->ns_per_tick + 500.0) / 1000u : 0;
         if ((double) (tick - c->anchor_tick) * c->ns_per_tick >= (double) REFRESH_NS)
                 ratio_update(c, tick, clock_read(c), REFRESH_NS / 2);
         return us;
