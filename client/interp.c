@@ -499,7 +499,9 @@ static int local_tensors_sync(accel_interp_t *it, bool outputs_only) {
                 bool input = k < it->n_inputs;
                 int32_t i = input ? k : k - it->n_inputs;
                 accel_tensor_t *t = input ? &it->inputs[i] : &it->outputs[i];
-                const rt_tensor_t *rtt = input ? rt_interp_input_tensor(rt, i) : l->outs[i];
+                const rt_tensor_t *rtt = input                  ? rt_interp_input_tensor(rt, i)
+                                         : l->outs && i < l->n_outs ? l->outs[i]
+                                                                    : rt_interp_output_tensor(rt, i);
 
                 if (!rtt)
                         return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "tensor %d is missing in this process",
