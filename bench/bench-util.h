@@ -37,7 +37,7 @@ void bench_stats_compute(uint64_t *v, size_t n, bench_stats_t *ret);
  * mean): 1 when min_sample_us is 0 or an invoke is that long already, at
  * most 100000. Timing a batch as one sample gives sub-microsecond models a
  * resolution well under the clock's microsecond and keeps the clock reads
- * out of the figure (docs/performance.md, "Tiny models"). */
+ * out of the figure (docs/performance.md, "The microsecond models placed"). */
 int bench_batch_size(double invoke_ns, double min_sample_us);
 
 /* The timed loop: `num_runs` samples, and more while fewer than `min_secs`

@@ -6,9 +6,10 @@
  *
  * clock_gettime(CLOCK_MONOTONIC) costs 28 ns a read on the kvm-clock
  * virtual machines acceld was measured on, against 11 ns for rdtsc; two of
- * them were more than the whole invoke of hello_world_float (0.07 us,
- * docs/performance.md "Tiny models"). The counter is scaled by the ratio
- * of CLOCK_MONOTONIC to counter ticks, measured over the clock's first
+ * them were more than the whole invoke of hello_world_float (0.07 us;
+ * docs/performance.md, "The microsecond models placed"). The counter is
+ * scaled by the ratio of CLOCK_MONOTONIC to counter ticks, measured over
+ * the clock's first
  * CALIBRATE_NS and refreshed from then on once per REFRESH_NS of counter
  * time with one clock read; until the first ratio (and where there is no
  * counter: not x86) every stop reads the clock as before.

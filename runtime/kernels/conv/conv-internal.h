@@ -174,7 +174,7 @@ static inline float rt_conv__gemv_end(const rt_conv_gemv_t *g) {
  * product and sum rounds each lane as the scalar ones do), so the result
  * is bit-identical to rt_conv__gemv_add() term by term; a tiny graph's
  * FULLY_CONNECTED spent most of its invoke in that bookkeeping
- * (docs/performance.md, "Tiny models"). */
+ * (docs/performance.md, "The microsecond models placed"). */
 static inline float rt_conv__dot_f32(const float *x, const float *f, int32_t n) {
         const int32_t full = n / 4 * 4;
         float s;
