@@ -9,10 +9,10 @@
  * them were more than the whole invoke of hello_world_float (0.07 us;
  * docs/performance.md, "The microsecond models placed"). The counter is
  * scaled by the ratio of CLOCK_MONOTONIC to counter ticks, measured over
- * the clock's first
- * CALIBRATE_NS and refreshed from then on once per REFRESH_NS of counter
- * time with one clock read; until the first ratio (and where there is no
- * counter: not x86) every stop reads the clock as before.
+ * the clock's first CALIBRATE_NS and refreshed from then on once per
+ * REFRESH_NS of counter time with one clock read; until the first ratio
+ * (and where there is no counter: not x86) every stop reads the clock as
+ * before.
  */
 #pragma once
 
