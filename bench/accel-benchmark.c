@@ -4,7 +4,7 @@
  * benchmark_model's flags:
  *
  *   accel-benchmark --graph=m.tflite [--num_threads=N] [--warmup_runs=N]
- *       [--num_runs=N] [--min_secs=S] [--use_xnnpack=true|false]
+ *       [--num_runs=N] [--min_secs=S] [--min_sample_us=US] [--use_xnnpack=true|false]
  *       [--settings=tflite_settings.json] [--enable_op_profiling=true]
  *       [--report_peak_memory_footprint=true]
  *       [--input_layer_value_files=name:file,name:file] [--json]
@@ -14,7 +14,11 @@
  * inference statistics; with --json one object:
  * {"init_us", "first_inference_us", "warmup_avg_us",
  *  "inference_us": {"min", "median", "p90", "max", "avg", "count"},
- *  "peak_memory_kb", "partitions": [{"driver", "nodes"}]}.
+ *  "peak_memory_kb", "partitions": [{"driver", "nodes"}]}; microseconds
+ *  with three decimals, timed in nanoseconds. With --min_sample_us also
+ *  "batch" and "cpu_us_per_run", as tflite-native's: a sample is the mean
+ *  of "batch" consecutive invokes timed together, so that one lasts at
+ *  least US microseconds (bench_batch_size()).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -35,6 +39,7 @@ typedef struct args {
         int warmup_runs;
         int num_runs;
         double min_secs;
+        double min_sample_us;   /* --min_sample_us: invokes per sample (bench_batch_size()) */
         bool use_xnnpack;
         bool use_xnnpack_set;
         const char *settings;
@@ -46,9 +51,13 @@ typedef struct args {
 
 static void usage(FILE *f) {
         fprintf(f, "usage: accel-benchmark --graph=MODEL [--num_threads=N] [--warmup_runs=N] [--num_runs=N]\n"
-                   "       [--min_secs=S] [--use_xnnpack=BOOL] [--settings=JSON_FILE]\n"
+                   "       [--min_secs=S] [--min_sample_us=US] [--use_xnnpack=BOOL] [--settings=JSON_FILE]\n"
                    "       [--enable_op_profiling=BOOL] [--report_peak_memory_footprint=BOOL]\n"
                    "       [--input_layer_value_files=NAME:FILE,...] [--json]\n");
+}
+
+static int invoke_fn(void *it) {
+        return rt_interp_invoke(it);
 }
 
 static int args_parse(int argc, char **argv, args_t *a) {
@@ -74,6 +83,8 @@ static int args_parse(int argc, char **argv, args_t *a) {
                         a->num_runs = atoi(v);
                 else if (KEY("min_secs") && v)
                         a->min_secs = atof(v);
+                else if (KEY("min_sample_us") && v)
+                        a->min_sample_us = atof(v);
                 else if (KEY("use_xnnpack")) {
                         a->use_xnnpack = bench_parse_bool(v);
                         a->use_xnnpack_set = true;
@@ -216,42 +227,27 @@ int main(int argc, char **argv) {
         uint64_t first_us = acc_now_us() - t1;
         uint64_t warm_total = 0;
         for (int i = 0; i < a.warmup_runs; i++) {
-                uint64_t w = acc_now_us();
+                uint64_t w = acc_now_ns();
                 if (rt_interp_invoke(it) < 0) {
                         fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                         return 1;
                 }
-                warm_total += acc_now_us() - w;
+                warm_total += acc_now_ns() - w;
         }
         if (a.op_profiling)
                 (void) rt_interp_enable_profiling(it, true);
-        size_t cap = (size_t) a.num_runs, n = 0;
-        _cleanup_free_ uint64_t *times = malloc(cap * sizeof(uint64_t));
-        if (!times)
+        const double warm_ns = a.warmup_runs ? (double) warm_total / a.warmup_runs : (double) first_us * 1e3;
+        const int batch = bench_batch_size(warm_ns, a.min_sample_us);
+        _cleanup_free_ uint64_t *times = NULL;
+        size_t n = 0;
+        double cpu_per_run;
+        if (bench_samples_run(invoke_fn, it, a.num_runs, a.min_secs, batch, &times, &n, &cpu_per_run) < 0 || n == 0) {
+                fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
                 return 1;
-        uint64_t start = acc_now_us();
-        while (n < (size_t) a.num_runs || (double) (acc_now_us() - start) < a.min_secs * 1e6) {
-                if (n == cap) {
-                        uint64_t *p = realloc(times, 2 * cap * sizeof(uint64_t));
-                        if (!p)
-                                return 1;
-                        times = p;
-                        cap *= 2;
-                }
-                uint64_t w = acc_now_us();
-                if (rt_interp_invoke(it) < 0) {
-                        fprintf(stderr, "accel-benchmark: invoke: %s\n", rt_interp_last_error(it));
-                        return 1;
-                }
-                times[n++] = acc_now_us() - w;
-                if (n >= 100000)
-                        break;
         }
         bench_stats_t st;
         bench_stats_compute(times, n, &st);
-        const uint64_t mn = st.min, mx = st.max, med = st.median, p90 = st.p90;
-        const double avg = st.avg;
-        double warm_avg = a.warmup_runs ? (double) warm_total / a.warmup_runs : 0.0;
+        double warm_avg = a.warmup_runs ? warm_ns / 1e3 : 0.0;
         long peak = bench_peak_kb();
         size_t np = rt_interp_partitions(it, NULL, 0);
         _cleanup_free_ rt_interp_partition_t *parts = calloc(np + 1, sizeof(*parts));
@@ -259,12 +255,13 @@ int main(int argc, char **argv) {
                 return 1;
         np = rt_interp_partitions(it, parts, np);
         if (a.json) {
-                printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.1f, "
-                       "\"inference_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
-                       "\"avg\": %.1f, \"count\": %zu}, \"peak_memory_kb\": %ld, \"partitions\": [",
-                       (unsigned long long) init_us, (unsigned long long) first_us, warm_avg,
-                       (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
-                       (unsigned long long) mx, avg, n, peak);
+                printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.3f, "
+                       "\"inference_us\": ",
+                       (unsigned long long) init_us, (unsigned long long) first_us, warm_avg);
+                bench_stats_print_us(&st);
+                if (a.min_sample_us > 0)
+                        printf(", \"batch\": %d, \"cpu_us_per_run\": %.3f", batch, cpu_per_run);
+                printf(", \"peak_memory_kb\": %ld, \"partitions\": [", peak);
                 for (size_t i = 0; i < np; i++)
                         printf("%s{\"driver\": \"%s\", \"nodes\": %d}", i ? ", " : "", parts[i].driver,
                                parts[i].nodes);
@@ -277,9 +274,10 @@ int main(int argc, char **argv) {
                 printf("\nInitialized in %.3f ms\n", (double) init_us / 1000.0);
                 printf("First inference: %llu us\n", (unsigned long long) first_us);
                 printf("Warmup (avg): %.1f us over %d runs\n", warm_avg, a.warmup_runs);
-                printf("Inference timings in us: count=%zu min=%llu median=%llu p90=%llu max=%llu avg=%.1f\n", n,
-                       (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
-                       (unsigned long long) mx, avg);
+                printf("Inference timings in us: count=%zu min=%.3f median=%.3f p90=%.3f max=%.3f avg=%.3f "
+                       "(%d invokes per sample)\n",
+                       n, (double) st.min / 1e3, (double) st.median / 1e3, (double) st.p90 / 1e3,
+                       (double) st.max / 1e3, st.avg / 1e3, batch);
                 if (a.peak_memory)
                         printf("Peak memory footprint (KB): %ld\n", peak);
                 if (a.op_profiling) {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "clock.h"
 
 bool bench_parse_bool(const char *v) {
         return !v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0;
@@ -45,6 +47,55 @@ void bench_stats_compute(uint64_t *v, size_t n, bench_stats_t *ret) {
                 .avg = (double) sum / (double) n,
                 .count = n,
         };
+}
+
+int bench_batch_size(double invoke_ns, double min_sample_us) {
+        if (min_sample_us <= 0 || invoke_ns >= min_sample_us * 1000.0)
+                return 1;
+        double b = invoke_ns > 0 ? min_sample_us * 1000.0 / invoke_ns : 100000.0;
+        return b >= 100000.0 ? 100000 : (int) b + 1;
+}
+
+int bench_samples_run(int (*invoke)(void *user), void *user, int num_runs, double min_secs, int batch,
+                      uint64_t **ret_ns, size_t *ret_n, double *ret_cpu_us) {
+        size_t cap = num_runs > 0 ? (size_t) num_runs : 1, n = 0;
+        uint64_t *v = malloc(cap * sizeof(*v));
+        int r = 0;
+
+        if (!v)
+                return -ENOMEM;
+        if (batch < 1)
+                batch = 1;
+        const uint64_t start = acc_now_ns(), cpu0 = bench_cpu_us();
+        while (n < (size_t) num_runs || (double) (acc_now_ns() - start) < min_secs * 1e9) {
+                if (n == cap) {
+                        uint64_t *p = realloc(v, 2 * cap * sizeof(*v));
+                        if (!p) {
+                                free(v);
+                                return -ENOMEM;
+                        }
+                        v = p;
+                        cap *= 2;
+                }
+                const uint64_t t0 = acc_now_ns();
+                for (int b = 0; b < batch && r >= 0; b++)
+                        r = invoke(user);
+                if (r < 0)
+                        break;
+                v[n++] = (acc_now_ns() - t0 + (uint64_t) batch / 2) / (uint64_t) batch;
+                if (n >= 100000)
+                        break;
+        }
+        *ret_cpu_us = n ? (double) (bench_cpu_us() - cpu0) / ((double) n * batch) : 0.0;
+        *ret_ns = v;
+        *ret_n = n;
+        return r < 0 ? r : 0;
+}
+
+void bench_stats_print_us(const bench_stats_t *st) {
+        printf("{\"min\": %.3f, \"median\": %.3f, \"p90\": %.3f, \"max\": %.3f, \"avg\": %.3f, \"count\": %zu}",
+               (double) st->min / 1e3, (double) st->median / 1e3, (double) st->p90 / 1e3, (double) st->max / 1e3,
+               st->avg / 1e3, st->count);
 }
 
 long bench_peak_kb(void) {

@@ -32,6 +32,27 @@ typedef struct bench_stats {
  * nearest-rank 90th percentile. */
 void bench_stats_compute(uint64_t *v, size_t n, bench_stats_t *ret);
 
+/* Invokes per timed sample so that one sample lasts at least
+ * min_sample_us, given one invoke's time in nanoseconds (the warm-up's
+ * mean): 1 when min_sample_us is 0 or an invoke is that long already, at
+ * most 100000. Timing a batch as one sample gives sub-microsecond models a
+ * resolution well under the clock's microsecond and keeps the clock reads
+ * out of the figure (docs/performance.md, "The microsecond models placed"). */
+int bench_batch_size(double invoke_ns, double min_sample_us);
+
+/* The timed loop: `num_runs` samples, and more while fewer than `min_secs`
+ * have passed (at most 100000), each `batch` calls of invoke(user) timed
+ * together and recorded as their mean in nanoseconds. *ret_ns (malloc()ed)
+ * and *ret_n get the samples. The CPU time of this process over the loop,
+ * per invoke, in microseconds, goes to *ret_cpu_us. invoke's negative
+ * return stops the loop and is returned; -ENOMEM. */
+int bench_samples_run(int (*invoke)(void *user), void *user, int num_runs, double min_secs, int batch,
+                      uint64_t **ret_ns, size_t *ret_n, double *ret_cpu_us);
+
+/* Prints st (of nanosecond samples) as JSON microseconds with three
+ * decimals: {"min": .., "median": .., "p90": .., "max": .., "avg": .., "count": N}. */
+void bench_stats_print_us(const bench_stats_t *st);
+
 /* Peak resident set of this process in KiB (getrusage), or -1. */
 long bench_peak_kb(void);
 

@@ -8,7 +8,7 @@
 #
 #   bench/compare-selected.sh --socket PATH [--build DIR] [--lib PATH]
 #       [--shared DIR] [--models NAME,NAME,...] [--rounds N] [--runs N]
-#       [--no-bench] [--bench-timeout-ms MS] [--log FILE]
+#       [--min-sample-us US] [--no-bench] [--bench-timeout-ms MS] [--log FILE]
 #
 # Needs a running acceld on PATH. For each model acceld has no choice for
 # yet, `accelctl bench` runs its mini-benchmark first, with the golden
@@ -22,7 +22,15 @@
 #   tflite-native --use_xnnpack=true --num_threads=1   (native, 1 thread)
 #   tflite-native --use_xnnpack=true --num_threads=2   (native, 2 threads)
 #   serving-bench selected                              (acceld, its choice)
-# each with the model's golden inputs, 3 warm-up and --runs timed invokes.
+# each with the model's golden inputs, 3 warm-up (5 for serving-bench) and
+# --runs timed samples. A sample is one invoke for a model of at least
+# --min-sample-us (default 2500) microseconds; for a faster one, the mean
+# of as many consecutive invokes as make up that time, timed together
+# (the programs' --min_sample_us / --min-sample-us: the warm-up's mean
+# decides), so that a microsecond model's round lasts about
+# runs x US (50 ms at the defaults) and its figures resolve well below
+# the clock's microsecond. Times are in microseconds, with three decimals
+# under 100 us and one above.
 # Every round gives each configuration a median; the table shows the
 # median of those round medians and their range (min-max), so the
 # machine's noise shows, plus the CPU time (user+sys of all threads) per
@@ -50,6 +58,7 @@ shared=${ACCELD_SHARED_DIR:-$src/../shared}
 models=
 rounds=5
 runs=30
+min_sample=2500
 bench=1
 bench_timeout=120000
 log=
@@ -68,6 +77,7 @@ while [ $# -gt 0 ]; do
         --models) models=$2; shift ;;
         --rounds) rounds=$2; shift ;;
         --runs) runs=$2; shift ;;
+        --min-sample-us) min_sample=$2; shift ;;
         --no-bench) bench=0 ;;
         --bench-timeout-ms) bench_timeout=$2; shift ;;
         --socket) socket=$2; shift ;;
@@ -152,7 +162,7 @@ done
 run_native() {
         key=$1
         set -- "$build/bench/tflite-native" --lib="$lib" --graph="$shared/models/$(file_of "$2")" --num_threads="$3" \
-                --use_xnnpack=true --warmup_runs=3 --num_runs="$runs" --min_secs=0 --json \
+                --use_xnnpack=true --warmup_runs=3 --num_runs="$runs" --min_secs=0 --min_sample_us="$min_sample" --json \
                 --check-golden="$shared/models/golden/$2"
         say "\$ $*"
         set +e
@@ -176,7 +186,7 @@ run_acceld() {
         key=$1
         # shellcheck disable=SC2046
         set -- "$build/bench/serving-bench" selected "$shared/models/$(file_of "$2")" --socket "$socket" \
-                --runs "$runs" $(inputs_of "$2")
+                --runs "$runs" --min-sample-us "$min_sample" $(inputs_of "$2")
         say "\$ $*"
         set +e
         "$@" >"$tmp/out" 2>"$tmp/err"
@@ -219,21 +229,23 @@ col_stat() {
                 m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
                 printf "%s %s %s\n", m, v[1], v[NR] }'
 }
-# ms MEDIAN MIN MAX: "m.mm (min-max)" in milliseconds.
-ms() {
+# us MEDIAN MIN MAX: "m.m (min-max)" in microseconds: one decimal, three
+# under 100 us (hello_world's 0.1 us needs them to show 3%).
+us() {
         [ -n "${1:-}" ] || { echo "n/a"; return; }
-        awk -v m="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.3f (%.3f-%.3f)", m / 1000, a / 1000, b / 1000 }'
+        awk -v m="$1" -v a="$2" -v b="$3" 'BEGIN { f = m < 100 ? "%.3f" : "%.1f"
+                printf f " (" f "-" f ")", m, a, b }'
 }
 cpu() {
         [ -n "${1:-}" ] || { echo "n/a"; return; }
-        awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }'
+        awk -v m="$1" 'BEGIN { printf (m < 100 ? "%.3f" : "%.1f"), m }'
 }
 ratio() {
         if [ -z "${1:-}" ] || [ -z "${2:-}" ]; then echo "n/a"; return; fi
-        awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'
+        awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a" }'
 }
 
-echo "| model | acceld's setting | native XNNPACK 1T ms | native XNNPACK 2T ms | acceld round trip ms | acceld compute ms | acceld / native 1T | acceld / best native | CPU ms per invoke: native 1T / 2T / acceld | native golden |"
+echo "| model | acceld's setting | native XNNPACK 1T us | native XNNPACK 2T us | acceld round trip us | acceld compute us | acceld / native 1T | acceld / best native | CPU us per invoke: native 1T / 2T / acceld | native golden |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
 for m in $list; do
         # shellcheck disable=SC2046
@@ -254,5 +266,5 @@ for m in $list; do
         setting=$(sed 's/;max_partitions=0//;s/;fallback=[0-9]*//;s/;plugin=$//;s/;xnnpack_flags=0//' \
                 "$tmp/$m.acc.setting" 2>/dev/null || echo "n/a")
         golden=$(cat "$tmp/$m.n1.golden" 2>/dev/null || echo "n/a")
-        echo "| $m | $setting | $(ms "$n1" "$n1a" "$n1b") | $(ms "$n2" "$n2a" "$n2b") | $(ms "$ac" "$aca" "$acb") | $(ms "$co" "$coa" "$cob") | $(ratio "$ac" "$n1") | $(ratio "$ac" "$best") | $(cpu "$c1") / $(cpu "$c2") / $(cpu "$ca") | $golden |"
+        echo "| $m | $setting | $(us "$n1" "$n1a" "$n1b") | $(us "$n2" "$n2a" "$n2b") | $(us "$ac" "$aca" "$acb") | $(us "$co" "$coa" "$cob") | $(ratio "$ac" "$n1") | $(ratio "$ac" "$best") | $(cpu "$c1") / $(cpu "$c2") / $(cpu "$ca") | $golden |"
 done

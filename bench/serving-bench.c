@@ -13,10 +13,14 @@
  *       N client threads, one interpreter (connection) each, on one shared
  *       instance; inferences per second.
  *   serving-bench selected   MODEL --socket S [--settings JSON] [--runs N] [--input FILE]...
+ *                 [--min-sample-us US]
  *       acceld alone (no in-process interpreter competing for the CPUs),
  *       shared-memory tensors, with acceld's own choice of settings unless
- *       --settings: 5 warm-up invokes, then N timed; the round trip's
- *       min/median/p90, the median compute time, the settings key acceld
+ *       --settings: 25 warm-up invokes, then N timed samples, each the mean
+ *       of "batch" invokes timed together (1 unless --min-sample-us asks for
+ *       samples of at least US microseconds), in microseconds with three
+ *       decimals; the round trip's min/median/p90, the median compute
+ *       time, the settings key acceld
  *       applied, and acceld's CPU time (user+sys, all its threads, from
  *       /proc/PID/stat of the socket's peer) per invoke. Inputs from the
  *       files (raw bytes, one per input in order), else zeros.
@@ -60,6 +64,7 @@ typedef struct args {
         const char *inputs[16];         /* selected: input files, in order */
         int n_inputs;
         int lane;                       /* -1: libaccel's default; 0 off; 1 on */
+        double min_sample_us;           /* selected: invokes per sample (bench_batch_size()) */
 } args_t;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -233,13 +238,26 @@ static int selected(const args_t *a) {
         inputs_load(a, it);
         for (int w = 0; w < 5; w++)
                 remote_invoke(it);
+        /* --min-sample-us: a sample is the mean of `batch` invokes timed
+         * together (bench_batch_size()), round trip and compute alike; the
+         * warm invokes' mean sets it. */
+        uint64_t w0 = acc_now_ns();
+        for (int w = 0; w < 20; w++)
+                remote_invoke(it);
+        const int batch = bench_batch_size((double) (acc_now_ns() - w0) / 20.0, a->min_sample_us);
         uint64_t cpu0 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
         for (int k = 0; k < a->runs; k++) {
-                uint64_t t0 = acc_now_us();
+                uint64_t t0 = acc_now_ns(), compute = 0;
 
-                remote_invoke(it);
-                rt[k] = acc_now_us() - t0;
-                accel_interp_last_timing(it, NULL, &cs[k], NULL);
+                for (int b = 0; b < batch; b++) {
+                        uint64_t c = 0;
+
+                        remote_invoke(it);
+                        accel_interp_last_timing(it, NULL, &c, NULL);
+                        compute += c;
+                }
+                rt[k] = (acc_now_ns() - t0 + (uint64_t) batch / 2) / (uint64_t) batch;
+                cs[k] = (compute * 1000u + (uint64_t) batch / 2) / (uint64_t) batch;
         }
         uint64_t cpu1 = pid > 0 ? bench_proc_cpu_us(pid) : 0;
         bench_stats_t st;
@@ -252,14 +270,13 @@ static int selected(const args_t *a) {
         why[n] = 0;
         bench_stats_compute(rt, (size_t) a->runs, &st);
         printf("{\"mode\": \"selected\", \"model\": \"%s\", \"settings\": %s, \"settings_key\": \"%s\", "
-               "\"runs\": %d,\n \"round_trip_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
-               "\"avg\": %.3f},"
-               " \"compute_median_us\": %llu, \"daemon_cpu_us_per_run\": %.1f, \"zero_copy\": %s, \"lane\": %s,"
+               "\"runs\": %d, \"batch\": %d,\n \"round_trip_us\": ",
+               a->model, a->settings ? a->settings : "null", accel_interp_settings_key(it), a->runs, batch);
+        bench_stats_print_us(&st);
+        printf(", \"compute_median_us\": %.3f, \"daemon_cpu_us_per_run\": %.3f, \"zero_copy\": %s, \"lane\": %s,"
                " \"placement\": \"%s\", \"placement_reason\": \"%s\"}\n",
-               a->model, a->settings ? a->settings : "null", accel_interp_settings_key(it), a->runs,
-               (unsigned long long) st.min, (unsigned long long) st.median, (unsigned long long) st.p90,
-               (unsigned long long) st.max, st.avg, (unsigned long long) median(cs, (size_t) a->runs),
-               cpu1 > cpu0 ? (double) (cpu1 - cpu0) / a->runs : 0.0,
+               (double) median(cs, (size_t) a->runs) / 1e3,
+               cpu1 > cpu0 ? (double) (cpu1 - cpu0) / ((double) a->runs * batch) : 0.0,
                accel_interp_last_zero_copy(it) ? "true" : "false", accel_interp_uses_lane(it) ? "true" : "false",
                accel_interp_placement(it), why);
         accel_interp_delete(it);
@@ -553,7 +570,8 @@ int main(int argc, char **argv) {
 
         if (argc < 3) {
                 fprintf(stderr, "usage: %s latency|selected|lane|throughput|rss|rss2 MODEL --socket PATH [--settings JSON] [--runs N] "
-                                "[--clients N] [--seconds T] [--batch N] [--batch-delay-us D] [--input FILE]...\n", argv[0]);
+                                "[--clients N] [--seconds T] [--batch N] [--batch-delay-us D] [--input FILE]... "
+                                "[--min-sample-us US]\n", argv[0]);
                 return 2;
         }
         a.mode = argv[1];
@@ -579,6 +597,8 @@ int main(int argc, char **argv) {
                         a.lane = atoi(argv[i + 1]) != 0;
                 else if (strcmp(argv[i], "--batch-delay-us") == 0)
                         a.batch_delay_us = atoi(argv[i + 1]);
+                else if (strcmp(argv[i], "--min-sample-us") == 0)
+                        a.min_sample_us = atof(argv[i + 1]);
                 else {
                         fprintf(stderr, "serving-bench: unknown option %s\n", argv[i]);
                         return 2;

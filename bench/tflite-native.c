@@ -7,7 +7,7 @@
  * accel-benchmark, so both can be run side by side (bench/compare-native.sh):
  *
  *   tflite-native --lib=libtensorflowlite_c.so --graph=m.tflite
- *       [--num_threads=N] [--warmup_runs=N] [--num_runs=N] [--min_secs=S]
+ *       [--num_threads=N] [--warmup_runs=N] [--num_runs=N] [--min_secs=S] [--min_sample_us=US]
  *       [--use_xnnpack=true|false] [--xnnpack_quantized=true|false|qs8|qu8]
  *       [--input_layer_value_files=name:file,name:file]
  *       [--check-golden=DIR] [--json]
@@ -37,8 +37,12 @@
  * Inputs are otherwise filled with the same pseudo-random pattern as
  * accel-benchmark. With --json one object:
  * {"init_us", "first_inference_us", "warmup_avg_us",
- *  "inference_us": {"min", "median", "p90", "max", "avg", "count"},
- *  "cpu_us_per_run" (user+sys of all threads over the timed runs, per run),
+ *  "inference_us": {"min", "median", "p90", "max", "avg", "count"}
+ *  (microseconds with three decimals, timed in nanoseconds), "batch" (with
+ *  --min_sample_us only: that many consecutive invokes are timed as one
+ *  sample, and the sample is their mean, so that a sample lasts at least
+ *  US microseconds; bench_batch_size()), "cpu_us_per_run" (user+sys of all
+ *  threads over the timed runs, per run),
  *  "peak_memory_kb", "partitions": [], "native": {"version", "xnnpack",
  *  "golden"}}.
  *
@@ -132,6 +136,7 @@ typedef struct args {
         int warmup_runs;
         int num_runs;
         double min_secs;
+        double min_sample_us;   /* --min_sample_us: invokes per sample (bench_batch_size()) */
         bool use_xnnpack;
         bool use_xnnpack_set;
         uint32_t xnnpack_flags; /* TFL_XNNPACK_FLAG_* from --xnnpack_quantized */
@@ -142,7 +147,7 @@ typedef struct args {
 
 static void usage(FILE *f) {
         fprintf(f, "usage: tflite-native --lib=libtensorflowlite_c.so --graph=MODEL [--num_threads=N]\n"
-                   "       [--warmup_runs=N] [--num_runs=N] [--min_secs=S] [--use_xnnpack=BOOL]\n"
+                   "       [--warmup_runs=N] [--num_runs=N] [--min_secs=S] [--min_sample_us=US] [--use_xnnpack=BOOL]\n"
                    "       [--xnnpack_quantized=BOOL|qs8|qu8] [--input_layer_value_files=NAME:FILE,...]\n"
                    "       [--check-golden=DIR] [--json]\n");
 }
@@ -172,6 +177,8 @@ static int args_parse(int argc, char **argv, args_t *a) {
                         a->num_runs = atoi(v);
                 else if (KEY("min_secs") && v)
                         a->min_secs = atof(v);
+                else if (KEY("min_sample_us") && v)
+                        a->min_sample_us = atof(v);
                 else if (KEY("use_xnnpack")) {
                         a->use_xnnpack = bench_parse_bool(v);
                         a->use_xnnpack_set = true;
@@ -518,6 +525,10 @@ static int invoke(run_t *r) {
         return 0;
 }
 
+static int invoke_fn(void *r) {
+        return invoke(r);
+}
+
 static int run(const args_t *a) {
         _cleanup_(run_done) run_t r = { .model = NULL };
         tfl_api_t *api = &r.api;
@@ -601,49 +612,34 @@ static int run(const args_t *a) {
 
         uint64_t warm_total = 0;
         for (int i = 0; i < a->warmup_runs; i++) {
-                uint64_t w = acc_now_us();
+                uint64_t w = acc_now_ns();
                 if (invoke(&r) < 0)
                         return 1;
-                warm_total += acc_now_us() - w;
+                warm_total += acc_now_ns() - w;
         }
-        size_t cap_n = (size_t) a->num_runs, n = 0;
-        r.times = malloc(cap_n * sizeof(uint64_t));
-        if (!r.times)
-                return 1;
-        uint64_t start = acc_now_us();
-        const uint64_t cpu0 = bench_cpu_us();
-        while (n < (size_t) a->num_runs || (double) (acc_now_us() - start) < a->min_secs * 1e6) {
-                if (n == cap_n) {
-                        uint64_t *p = realloc(r.times, 2 * cap_n * sizeof(uint64_t));
-                        if (!p)
-                                return 1;
-                        r.times = p;
-                        cap_n *= 2;
-                }
-                uint64_t w = acc_now_us();
-                if (invoke(&r) < 0)
-                        return 1;
-                r.times[n++] = acc_now_us() - w;
-                if (n >= 100000)
-                        break;
-        }
+        const double warm_ns = a->warmup_runs ? (double) warm_total / a->warmup_runs : (double) first_us * 1e3;
+        const int batch = bench_batch_size(warm_ns, a->min_sample_us);
+        size_t n = 0;
+        double cpu_per_run = 0;
         /* The process's CPU time (every thread: the caller and the
          * delegate's pool) per timed inference. */
-        const double cpu_per_run = n ? (double) (bench_cpu_us() - cpu0) / (double) n : 0.0;
+        if (bench_samples_run(invoke_fn, &r, a->num_runs, a->min_secs, batch, &r.times, &n, &cpu_per_run) < 0 ||
+            n == 0)
+                return 1;
         bench_stats_t st;
         bench_stats_compute(r.times, n, &st);
-        const uint64_t mn = st.min, mx = st.max, med = st.median, p90 = st.p90;
-        const double avg = st.avg;
-        double warm_avg = a->warmup_runs ? (double) warm_total / a->warmup_runs : 0.0;
+        double warm_avg = a->warmup_runs ? warm_ns / 1e3 : 0.0;
         long peak = bench_peak_kb();
         if (a->json) {
-                printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.1f, "
-                       "\"inference_us\": {\"min\": %llu, \"median\": %llu, \"p90\": %llu, \"max\": %llu, "
-                       "\"avg\": %.1f, \"count\": %zu}, \"cpu_us_per_run\": %.1f, \"peak_memory_kb\": %ld, "
+                printf("{\"init_us\": %llu, \"first_inference_us\": %llu, \"warmup_avg_us\": %.3f, "
+                       "\"inference_us\": ",
+                       (unsigned long long) init_us, (unsigned long long) first_us, warm_avg);
+                bench_stats_print_us(&st);
+                if (a->min_sample_us > 0)
+                        printf(", \"batch\": %d", batch);
+                printf(", \"cpu_us_per_run\": %.3f, \"peak_memory_kb\": %ld, "
                        "\"partitions\": [], \"native\": {\"version\": \"%s\", \"xnnpack\": \"%s\", \"golden\": ",
-                       (unsigned long long) init_us, (unsigned long long) first_us, warm_avg,
-                       (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
-                       (unsigned long long) mx, avg, n, cpu_per_run, peak, version, xnnpack_mode);
+                       cpu_per_run, peak, version, xnnpack_mode);
                 if (verdict.checked)
                         printf("{\"pass\": %s, \"bit_exact\": %s, \"score\": %.4g, \"tolerance\": \"%s\"}}}\n",
                                verdict.pass ? "true" : "false", verdict.bit_exact ? "true" : "false",
@@ -656,9 +652,10 @@ static int run(const args_t *a) {
                 printf("Initialized in %.3f ms\n", (double) init_us / 1000.0);
                 printf("First inference: %llu us\n", (unsigned long long) first_us);
                 printf("Warmup (avg): %.1f us over %d runs\n", warm_avg, a->warmup_runs);
-                printf("Inference timings in us: count=%zu min=%llu median=%llu p90=%llu max=%llu avg=%.1f\n", n,
-                       (unsigned long long) mn, (unsigned long long) med, (unsigned long long) p90,
-                       (unsigned long long) mx, avg);
+                printf("Inference timings in us: count=%zu min=%.3f median=%.3f p90=%.3f max=%.3f avg=%.3f "
+                       "(%d invokes per sample)\n",
+                       n, (double) st.min / 1e3, (double) st.median / 1e3, (double) st.p90 / 1e3,
+                       (double) st.max / 1e3, st.avg / 1e3, batch);
                 printf("Peak memory footprint (KB): %ld\n", peak);
                 if (verdict.checked)
                         printf("Golden: %s%s (worst score %.3g, tolerance %s)\n", verdict.pass ? "pass" : "FAIL",

@@ -482,13 +482,26 @@ static int placement_take(accel_interp_t *it, const accel_model_t *model, const 
  * pointers once allocated (inputs and outputs live in its memory, string
  * lists in their heap blocks). */
 static int local_tensors_sync(accel_interp_t *it, bool outputs_only) {
-        rt_interp_t *rt = it->local->rt;
+        accel_local_t *l = it->local;
+        rt_interp_t *rt = l->rt;
 
+        if (!outputs_only) {
+                const rt_tensor_t **outs = realloc(l->outs, sizeof(*outs) * (size_t) (it->n_outputs + 1));
+
+                if (!outs)
+                        return oom();
+                l->outs = outs;
+                for (int32_t i = 0; i < it->n_outputs; i++)
+                        outs[i] = rt_interp_output_tensor(rt, i);
+                l->n_outs = it->n_outputs;
+        }
         for (int32_t k = outputs_only ? it->n_inputs : 0; k < it->n_inputs + it->n_outputs; k++) {
                 bool input = k < it->n_inputs;
                 int32_t i = input ? k : k - it->n_inputs;
                 accel_tensor_t *t = input ? &it->inputs[i] : &it->outputs[i];
-                const rt_tensor_t *rtt = input ? rt_interp_input_tensor(rt, i) : rt_interp_output_tensor(rt, i);
+                const rt_tensor_t *rtt = input                  ? rt_interp_input_tensor(rt, i)
+                                         : l->outs && i < l->n_outs ? l->outs[i]
+                                                                    : rt_interp_output_tensor(rt, i);
 
                 if (!rtt)
                         return accel__error(-EBADMSG, ACCEL_STATUS_NONE, "tensor %d is missing in this process",
@@ -509,7 +522,10 @@ static int local_tensors_sync(accel_interp_t *it, bool outputs_only) {
                         continue;
                 }
                 t->bytes = rt_type_size(rtt->type) * rt_tensor_count(rtt);
-                if (it->allocated)
+                /* After an invoke the tensors are allocated: its pointer. */
+                if (outputs_only)
+                        t->data = rtt->data;
+                else if (it->allocated)
                         t->data = input ? rt_interp_input_data(rt, i) : (void *) rt_interp_output_data(rt, i);
         }
         return 0;
@@ -543,7 +559,7 @@ static int local_resize(accel_interp_t *it, int32_t i, const int32_t *dims, int3
 }
 
 static int local_invoke(accel_interp_t *it) {
-        uint64_t t0 = acc_now_us();
+        const accel_local_stamp_t t0 = accel__local_clock_start(&it->local->clock);
         int r;
 
         for (int32_t k = 0; k < it->n_inputs; k++) {
@@ -563,7 +579,7 @@ static int local_invoke(accel_interp_t *it) {
         if (r < 0)
                 return r;
         it->queue_us = 0;
-        it->compute_us = it->total_us = acc_now_us() - t0;
+        it->compute_us = it->total_us = accel__local_clock_elapsed_us(&it->local->clock, &t0);
         it->zero_copy = true;
         return 0;
 }
@@ -1338,7 +1354,7 @@ static int lane_invoke(accel_interp_t *it, uint64_t t0) {
 
 int accel_interp_invoke(accel_interp_t *it) {
         Acceld__Response *resp;
-        uint64_t t0 = acc_now_us();
+        uint64_t t0;
         bool inline_out;
         int r;
 
@@ -1346,8 +1362,10 @@ int accel_interp_invoke(accel_interp_t *it) {
         r = invoke_check(it);
         if (r < 0)
                 return r;
+        /* In this process: local_invoke() times itself (local-clock.h). */
         if (it->local)
                 return local_invoke(it);
+        t0 = acc_now_us();
         if (it->lane && !it->inline_outputs) {
                 r = lane_invoke(it, t0);
                 if (r == -ECONNRESET) {

@@ -22,6 +22,7 @@ int accel__local_create(const accel_model_t *m, const void *settings, size_t set
         if (!l)
                 return -ENOMEM;
         l->efd = -1;
+        accel__local_clock_init(&l->clock);
         r = rt_settings_parse_proto(settings, settings_size, &s, err, err_size);
         if (r < 0) {
                 free(l);
@@ -66,6 +67,7 @@ fail:
 accel_local_t *accel__local_free(accel_local_t *l) {
         if (!l)
                 return NULL;
+        free(l->outs);
         rt_interp_free(l->rt);
         rt_model_free(l->model);
         if (l->efd >= 0)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "accel-internal.h"
+#include "local-clock.h"
 #include "rt.h"
 
 typedef struct accel_local {
@@ -21,6 +22,12 @@ typedef struct accel_local {
         int pending_r;          /* result of the started invoke */
         bool pending;
         char pending_err[512];  /* its error message */
+        accel_local_clock_t clock;      /* the invokes' timings (local-clock.h) */
+        /* The runtime's output tensors, looked up at allocate (interp.c's
+         * local_tensors_sync()), so that an invoke refreshes shapes and
+         * pointers without the lookups; n_outs of them. */
+        const rt_tensor_t **outs;
+        int32_t n_outs;
 } accel_local_t;
 
 /*

@@ -670,8 +670,9 @@ static int delegate_invoke(rt_context_t *ctx, rt_node_t *node) {
         if (dn->fallback || (!dn->prepared && !dn->n_pieces))
                 return fallback_run(ctx, dn);
         rt_driver_graph_t dg = driver_graph(del->exec);
-        char err[400] = "";
+        char err[400];
         const rt_driver_t *runner = dn->runner;
+        err[0] = 0;     /* not all 400 bytes: this runs every invoke */
         int r;
         if (dn->n_pieces) {
                 if ((r = internal_bind(ctx, dn)) < 0)

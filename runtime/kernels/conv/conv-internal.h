@@ -8,6 +8,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "kernel.h"
 #include "kutil.h"
@@ -164,6 +167,34 @@ static inline void rt_conv__gemv_add(rt_conv_gemv_t *g, float product) {
 
 static inline float rt_conv__gemv_end(const rt_conv_gemv_t *g) {
         return g->j > g->full ? g->sum : (g->lane[0] + g->lane[2]) + (g->lane[1] + g->lane[3]);
+}
+
+/* The same sum of x[k] * f[k] over n contiguous terms, without the
+ * per-term bookkeeping: the four lanes are one SSE register (a vector
+ * product and sum rounds each lane as the scalar ones do), so the result
+ * is bit-identical to rt_conv__gemv_add() term by term; a tiny graph's
+ * FULLY_CONNECTED spent most of its invoke in that bookkeeping
+ * (docs/performance.md, "The microsecond models placed"). */
+static inline float rt_conv__dot_f32(const float *x, const float *f, int32_t n) {
+        const int32_t full = n / 4 * 4;
+        float s;
+#if defined(__SSE__)
+        __m128 acc = _mm_setzero_ps();
+        for (int32_t k = 0; k < full; k += 4)
+                acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(x + k), _mm_loadu_ps(f + k)));
+        /* (l0 + l2) + (l1 + l3) */
+        const __m128 t = _mm_add_ps(acc, _mm_movehl_ps(acc, acc));
+        s = _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
+#else
+        float l[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        for (int32_t k = 0; k < full; k += 4)
+                for (int32_t i = 0; i < 4; i++)
+                        l[i] += x[k + i] * f[k + i];
+        s = (l[0] + l[2]) + (l[1] + l[3]);
+#endif
+        for (int32_t k = full; k < n; k++)
+                s += x[k] * f[k];
+        return s;
 }
 
 /*

@@ -129,19 +129,57 @@ DEFINE_FC_Q(fc_u8, uint8_t, uint8_t, int32_t)
 DEFINE_FC_Q(fc_i8, int8_t, int8_t, int32_t)
 DEFINE_FC_Q(fc_i16, int16_t, int8_t, int64_t)
 
+#if defined(__SSE__)
+/* One batch row, four units at a time: each unit's four lanes are a
+ * register, the four units' (l0 + l2) + (l1 + l3) one transpose, the tail
+ * terms, bias and clamp one vector operation per term: the same roundings
+ * in the same order as rt_conv__dot_f32() unit by unit (the clamp as
+ * ku_act_f32(): a NaN passes, -0 stays). Returns the units done. */
+static int32_t fc_float_row4(const rt_conv_data_t *d, int32_t units, int32_t depth, const float *x,
+                             const float *f, const rt_tensor_t *bias, float *y) {
+        const int32_t full = depth / 4 * 4;
+        const __m128 lo = _mm_set1_ps(d->f_min), hi = _mm_set1_ps(d->f_max);
+        int32_t u = 0;
+        for (; u + 4 <= units; u += 4) {
+                const float *f0 = f + (size_t) u * depth, *f1 = f0 + depth, *f2 = f1 + depth, *f3 = f2 + depth;
+                __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+                for (int32_t k = 0; k < full; k += 4) {
+                        const __m128 xv = _mm_loadu_ps(x + k);
+                        a0 = _mm_add_ps(a0, _mm_mul_ps(xv, _mm_loadu_ps(f0 + k)));
+                        a1 = _mm_add_ps(a1, _mm_mul_ps(xv, _mm_loadu_ps(f1 + k)));
+                        a2 = _mm_add_ps(a2, _mm_mul_ps(xv, _mm_loadu_ps(f2 + k)));
+                        a3 = _mm_add_ps(a3, _mm_mul_ps(xv, _mm_loadu_ps(f3 + k)));
+                }
+                /* [u0 l0+l2, u1 l0+l2, u0 l1+l3, u1 l1+l3], the same for u2, u3 */
+                const __m128 p01 = _mm_add_ps(_mm_unpacklo_ps(a0, a1), _mm_unpackhi_ps(a0, a1));
+                const __m128 p23 = _mm_add_ps(_mm_unpacklo_ps(a2, a3), _mm_unpackhi_ps(a2, a3));
+                __m128 s = _mm_add_ps(_mm_movelh_ps(p01, p23), _mm_movehl_ps(p23, p01));
+                for (int32_t k = full; k < depth; k++)
+                        s = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(x[k]), _mm_setr_ps(f0[k], f1[k], f2[k], f3[k])));
+                if (bias)
+                        s = _mm_add_ps(s, _mm_loadu_ps((const float *) bias->data + u));
+                else
+                        s = _mm_add_ps(s, _mm_setzero_ps());
+                _mm_storeu_ps(y + u, _mm_min_ps(hi, _mm_max_ps(lo, s)));
+        }
+        return u;
+}
+#endif
+
 static void fc_float(const rt_conv_data_t *d, int32_t batch, int32_t units, int32_t depth,
                      const float *x, const float *f, const rt_tensor_t *bias, float *y) {
         for (int32_t b = 0; b < batch; b++) {
                 const float *xr = x + (size_t) b * depth;
-                for (int32_t u = 0; u < units; u++) {
+                int32_t u = 0;
+#if defined(__SSE__)
+                if (batch == 1)
+                        u = fc_float_row4(d, units, depth, xr, f, bias, y);
+#endif
+                for (; u < units; u++) {
                         const float *fr = f + (size_t) u * depth;
                         float acc = 0.0f;
                         if (batch == 1) {
-                                rt_conv_gemv_t g;
-                                rt_conv__gemv_start(&g, depth);
-                                for (int32_t k = 0; k < depth; k++)
-                                        rt_conv__gemv_add(&g, xr[k] * fr[k]);
-                                acc = rt_conv__gemv_end(&g);
+                                acc = rt_conv__dot_f32(xr, fr, depth);
                         } else {
                                 for (int32_t k = 0; k < depth; k++)
                                         acc += xr[k] * fr[k];

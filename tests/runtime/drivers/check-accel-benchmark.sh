@@ -26,6 +26,21 @@ want = "xnnpack" if sys.argv[1] == "true" else "reference"
 assert o["partitions"] == [{"driver": want, "nodes": 31}], o["partitions"]
 ' "$x"
 done
+# --min_sample_us: a sub-millisecond model's samples are batches of
+# invokes timed together ("batch"), figures in microseconds with decimals.
+tiny="$shared/models/hello_world_float.tflite"
+if [ -f "$tiny" ]; then
+        out=$("$bench" --graph="$tiny" --use_xnnpack=false --num_threads=1 --warmup_runs=3 --num_runs=4 \
+                --min_secs=0 --min_sample_us=2000 --json)
+        echo "$out" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+i = o["inference_us"]
+assert o["batch"] > 1, o
+assert i["count"] == 4 and 0 < i["min"] <= i["median"] <= i["max"], i
+assert o["cpu_us_per_run"] >= 0, o
+'
+fi
 # An unavailable delegate fails with exit code 3 and DEVICE_UNAVAILABLE.
 echo '{"delegate":"GPU"}' > "${TMPDIR:-/tmp}/accel-bench-gpu.$$.json"
 set +e

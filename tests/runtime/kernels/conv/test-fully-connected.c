@@ -53,6 +53,53 @@ START_TEST(test_fc_float_one_row_sums_as_tflite_gemv) {
 }
 END_TEST
 
+/* The one-row sum, vectorized (four units at a time, then
+ * rt_conv__dot_f32 for the rest), is still that order bit for bit at every
+ * length around the blocks of four: wide-range terms whose sum depends on
+ * the order, against the order written out here; six units (a block of
+ * four and two), with and without a bias and a RELU6 clamp. */
+START_TEST(test_fc_float_one_row_order_every_depth) {
+        enum { U = 6, D = 41 };
+        uint32_t seed = 12345;
+        for (int32_t depth = 1; depth <= D; depth++) {
+                const bool with_bias = depth % 2 == 0, relu6 = depth % 3 == 0;
+                float x[D], f[U * D], bias[U], want[U];
+                for (int32_t k = 0; k < U * depth + U; k++) {
+                        seed = seed * 1103515245u + 12345u;
+                        float v = (float) ((int32_t) (seed >> 8) % 2001 - 1000) / 7.0f;
+                        if (k < U * depth)
+                                f[k] = (seed >> 4) % 3 == 0 ? v * 1e7f : v;
+                        else
+                                bias[k - U * depth] = v / 100.0f;
+                        if (k < depth)
+                                x[k] = (seed >> 6) % 2 ? 1.0f / 3.0f : -2.5f;
+                }
+                for (int32_t u = 0; u < U; u++) {
+                        float l[4] = { 0, 0, 0, 0 };
+                        const int32_t full = depth / 4 * 4;
+                        for (int32_t k = 0; k < full; k++)
+                                l[k % 4] += x[k] * f[u * depth + k];
+                        float sum = (l[0] + l[2]) + (l[1] + l[3]);
+                        for (int32_t k = full; k < depth; k++)
+                                sum += x[k] * f[u * depth + k];
+                        sum += with_bias ? bias[u] : 0.0f;
+                        want[u] = relu6 ? (sum < 0.0f ? 0.0f : sum > 6.0f ? 6.0f : sum) : sum;
+                }
+                kh_t h;
+                kh_init(&h);
+                int32_t in = kh_tensor(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { 1, depth }, x);
+                int32_t w = kh_const(&h, RT_TYPE_FLOAT32, 2, (int32_t[]) { U, depth }, f);
+                int32_t bi = with_bias ? kh_const(&h, RT_TYPE_FLOAT32, 1, (int32_t[]) { U }, bias) : -1;
+                int32_t out = kh_tensor(&h, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                rt_fc_params_t p = params(relu6 ? RT_ACT_RELU6 : RT_ACT_NONE, false);
+                ck_assert_int_eq(kh_run(&h, &rt_kernel_fully_connected, &p, (int32_t[]) { in, w, bi }, 3,
+                                        (int32_t[]) { out }, 1), 0);
+                ck_assert_mem_eq(h.tensors[out].data, want, sizeof(want));
+                kh_done(&h);
+        }
+}
+END_TEST
+
 /* keep_num_dims keeps [1,2,3] -> [1,2,units]; without it the batch is
  * flattened to [2,units]. Bias absent. */
 START_TEST(test_fc_keep_num_dims_and_no_bias) {
@@ -331,6 +378,7 @@ static Suite *fc_suite(void) {
         TCase *tc = tcase_create("fully_connected");
         tcase_add_test(tc, test_fc_float_basic);
         tcase_add_test(tc, test_fc_float_one_row_sums_as_tflite_gemv);
+        tcase_add_test(tc, test_fc_float_one_row_order_every_depth);
         tcase_add_test(tc, test_fc_keep_num_dims_and_no_bias);
         tcase_add_test(tc, test_fc_float_activations);
         tcase_add_test(tc, test_fc_int8);
