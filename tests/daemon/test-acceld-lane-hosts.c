@@ -311,6 +311,43 @@ START_TEST(test_lane_hosts_hang_with_deadline) {
 }
 END_TEST
 
+/* A host that crashes in every execute, with FallbackSettings allowing
+ * it: a lane's invoke falls back to the CPU inside acceld, as a socket
+ * request does, with the same bytes. */
+START_TEST(test_lane_hosts_crash_falls_back) {
+        static const char settings[] = "{\"delegate\":\"faulty\",\"plugin_settings\":{\"mode\":\"crash-in-execute\"},"
+                                       "\"fallback_settings\":{\"allow_automatic_fallback_on_execution_error\":true}}";
+        accel_interp_t *ln, *so;
+        counts_t before, after;
+
+        up("max_execution_ms = 5000\n");
+        ln = interp_open(settings, true, false, 0);
+        so = interp_open(settings, false, false, 0);
+        ck_assert(accel_interp_uses_lane(ln));
+        before = counts_get("faulty");
+        for (int k = 0; k < 3; k++) {
+                float a[4], b[4], y_lane[4], y_socket[4];
+                char *msg = NULL;
+                accel_status_t st;
+
+                inputs_of(k, a, b);
+                st = invoke_ab(ln, a, b, y_lane, &msg);
+                ck_assert_msg(st == ACCEL_STATUS_NONE, "lane run %d: status %d: %s", k, st, msg);
+                free(msg);
+                ck_assert_int_eq(invoke_ab(so, a, b, y_socket, NULL), ACCEL_STATUS_NONE);
+                ck_assert_int_eq(memcmp(y_lane, y_socket, sizeof(y_lane)), 0);
+                for (int i = 0; i < 4; i++)
+                        ck_assert_float_eq(y_lane[i], a[i] + b[i]);
+        }
+        after = counts_get("faulty");
+        ck_assert_uint_eq(after.lane_executions - before.lane_executions, 3);
+        ck_assert(daemon_alive(d.pid));
+        (void) accel_interp_delete(ln);
+        (void) accel_interp_delete(so);
+        down();
+}
+END_TEST
+
 /* Wait (up to 10 s) for no lane to be open. */
 static void lanes_gone(void) {
         for (int i = 0; i < 1000; i++) {
@@ -434,6 +471,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_lane_hosts_host_killed_mid_invoke);
         tcase_add_test(tc, test_lane_hosts_host_hung_mid_invoke);
         tcase_add_test(tc, test_lane_hosts_hang_with_deadline);
+        tcase_add_test(tc, test_lane_hosts_crash_falls_back);
         tcase_add_test(tc, test_lane_hosts_client_killed_during_hang);
         tcase_add_test(tc, test_lane_hosts_xnnpack_isolated);
         tcase_add_test(tc, test_lane_hosts_sigterm_with_hung_host);
