@@ -307,7 +307,7 @@ START_TEST(test_cpu_budget_take_give) {
 }
 END_TEST
 
-/* ---- one resource shared by queued jobs on two queues and by lanes ---- */
+/* ---- one resource shared by a queue's jobs and by lanes ---- */
 
 #define STRESS_JOBS 400
 #define STRESS_LANE_TAKES 300
@@ -352,10 +352,13 @@ static void *lane_taker(void *arg) {
 }
 
 /*
- * Workers of two queues and two lane threads share one slot: the wake-ups
- * (sent after the scheduler's mutex is released) are never lost - every
- * job and every take completes; a lost one would leave a job queued or a
- * taker asleep and the test timed out - and the slot is never held twice.
+ * Two workers of a queue and two lane threads share one slot, as an
+ * instance's execution slots are shared by its driver's queue and its
+ * lanes (a resource belongs to one queue: a worker wakes only its own
+ * queue's workers). The wake-ups (sent after the scheduler's mutex is
+ * released) are never lost - every job and every take completes; a lost
+ * one would leave a job queued or a taker asleep and the test timed out -
+ * and the slot is never held twice.
  */
 START_TEST(test_sched_resource_shared_no_lost_wakeup) {
         static daemon_job_t jobs[STRESS_JOBS];
@@ -378,7 +381,7 @@ START_TEST(test_sched_resource_shared_no_lost_wakeup) {
                 jobs[i].run = run_inside;
                 jobs[i].done = on_stress_done;
                 jobs[i].resource = &res;
-                ck_assert_int_eq(daemon_sched_submit(&s, i % 2 ? "a" : "b", &jobs[i]), 0);
+                ck_assert_int_eq(daemon_sched_submit(&s, "q", &jobs[i]), 0);
                 if (i % 16 == 0)
                         (void) uv_run(&loop, UV_RUN_NOWAIT);
         }
