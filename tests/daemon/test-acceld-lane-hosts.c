@@ -448,7 +448,9 @@ START_TEST(test_lane_hosts_sigterm_with_hung_host) {
         ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "acceld ended with status 0x%x", st);
         d.pid = 0;
         ck_assert_int_eq(pthread_join(t, NULL), 0);
-        ck_assert_int_ne(v.st, ACCEL_STATUS_NONE);
+        /* Failed (with acceld's status, or locally - status NONE - when
+         * the connection went first): invoke_ab() leaves "" on success. */
+        ck_assert_msg(v.msg && v.msg[0], "the invoke inside the hung host succeeded (status %d)", v.st);
         free(v.msg);
         (void) accel_interp_delete(v.it);
         down();
