@@ -14,6 +14,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -180,6 +181,16 @@ START_TEST(test_lane_hosts_match_socket) {
 }
 END_TEST
 
+/* Wait (up to 10 s) for no lane to be open. */
+static void lanes_gone(void) {
+        for (int i = 0; i < 1000; i++) {
+                if (counts_get("faulty").lanes == 0)
+                        return;
+                msleep(10);
+        }
+        ck_abort_msg("%u lanes still open", counts_get("faulty").lanes);
+}
+
 typedef struct invoker {
         accel_interp_t *it;
         int k;
@@ -200,14 +211,16 @@ static void *invoker_main(void *arg) {
 /* Wait (up to 5 s) for an execution to be running in acceld: the lane's
  * invoke is inside the host. Returns the host's pid. */
 static pid_t host_busy(const char *driver) {
-        for (int i = 0; i < 500; i++) {
-                counts_t n = counts_get(driver);
+        counts_t n = { 0 };
 
+        for (int i = 0; i < 500; i++) {
+                n = counts_get(driver);
                 if (n.running > 0 && n.host_pid > 0)
                         return (pid_t) n.host_pid;
                 msleep(10);
         }
-        ck_abort_msg("no execution started on the %s host", driver);
+        ck_abort_msg("no execution started on the %s host (running %u, host pid %u, %u lanes, %" PRIu64
+                     " lane executions)", driver, n.running, n.host_pid, n.lanes, n.lane_executions);
         return 0;
 }
 
@@ -217,7 +230,8 @@ static pid_t host_busy(const char *driver) {
  * client's buffer and in acceld's: that invoke fails with DEAD_OBJECT
  * naming the driver and how its host ended, acceld keeps its pid and
  * serves a socket client meanwhile, the lane stays, and the same
- * interpreter's next invokes run over it on the restarted host.
+ * interpreter's next invokes run over it on the restarted host, which
+ * outlives the lane whose thread started it.
  */
 static void killed_mid_lane(int sig, const char *needle) {
         pid_t pid = d.pid;
@@ -225,8 +239,11 @@ static void killed_mid_lane(int sig, const char *needle) {
         for (int db = 0; db < 2; db++) {
                 accel_interp_t *ln = interp_open(SLOW, true, db, 0);
                 accel_interp_t *other = interp_open(XNNPACK, false, false, 0);
+                /* Prepared now: after a second death the model is
+                 * quarantined for new prepares on this driver. */
+                accel_interp_t *so = interp_open(SLOW, false, db, 0);
                 invoker_t v = { .it = ln, .k = 1 };
-                counts_t before, after;
+                counts_t before, after, last;
                 pthread_t t;
                 pid_t host;
 
@@ -254,7 +271,17 @@ static void killed_mid_lane(int sig, const char *needle) {
                 after = counts_get("faulty");
                 ck_assert_uint_eq(after.lane_executions - before.lane_executions, 2);
                 ck_assert_uint_ne(after.host_pid, (uint32_t) host);
+
+                /* The lane's thread started the new host; the host outlives
+                 * the lane (and its thread) and serves the socket next. */
                 (void) accel_interp_delete(ln);
+                lanes_gone();
+                expect_sum(so, 5);
+                last = counts_get("faulty");
+                ck_assert_msg(last.host_deaths == after.host_deaths && last.host_pid == after.host_pid,
+                              "the host (pid %u) died with its lane: deaths %u -> %u, pid now %u", after.host_pid,
+                              after.host_deaths, last.host_deaths, last.host_pid);
+                (void) accel_interp_delete(so);
                 (void) accel_interp_delete(other);
         }
 }
@@ -345,16 +372,6 @@ START_TEST(test_lane_hosts_crash_falls_back) {
         down();
 }
 END_TEST
-
-/* Wait (up to 10 s) for no lane to be open. */
-static void lanes_gone(void) {
-        for (int i = 0; i < 1000; i++) {
-                if (counts_get("faulty").lanes == 0)
-                        return;
-                msleep(10);
-        }
-        ck_abort_msg("%u lanes still open", counts_get("faulty").lanes);
-}
 
 /*
  * A client killed while its lane's execution hangs in a host: the lane
