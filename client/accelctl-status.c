@@ -112,6 +112,10 @@ static int status_json(const accel_daemon_status_t *s) {
         json_object_object_add(pl, "served_samples", json_object_new_uint64(s->placement.served_samples));
         json_object_object_add(pl, "placed_in_client", json_object_new_uint64(s->placement.placed_in_client));
         json_object_object_add(o, "placement", pl);
+        json_object *ln = json_object_new_object();
+        json_object_object_add(ln, "open", json_object_new_int64(s->lanes.open));
+        json_object_object_add(ln, "executions", json_object_new_uint64(s->lanes.executions));
+        json_object_object_add(o, "lanes", ln);
         return accelctl_json_print(o);
 }
 

@@ -273,6 +273,8 @@ int accel_get_status(accel_client_t *c, accel_daemon_status_t **ret) {
                 o->interpreters = sv->interpreters;
                 o->worker_threads = sv->worker_threads;
                 o->executions = sv->executions;
+                out->lanes.open = sv->lanes;
+                out->lanes.executions = sv->lane_executions;
                 out->cpu_budget = sv->cpu_budget;
                 out->cpu_in_use = sv->cpu_in_use;
                 if (sv->caller) {

@@ -179,6 +179,88 @@ static void child_exec(const char *exe, int sock, const char *plugin) {
         acc_child_exec(exe, argv);
 }
 
+/*
+ * PR_SET_PDEATHSIG (above, and the sandbox's) fires when the *thread* that
+ * forked the child ends, not its process. Calls into hosts run on whatever
+ * thread serves the request, and a lane's thread (serving/lane.c) ends with
+ * its lane: a host it restarted would be SIGKILLed when that lane closed,
+ * failing the other requests on it and counting a death against the model.
+ * So hosts are forked by one thread of their own, which lives as long as
+ * acceld (a host still dies with acceld: that thread ends with it).
+ */
+static struct {
+        pthread_once_t once;
+        pthread_mutex_t call_mu;        /* one fork asked at a time */
+        pthread_mutex_t mu;             /* guards the fields below */
+        pthread_cond_t cond;
+        bool running;                   /* the thread started */
+        bool asked, answered;
+        const char *exe, *plugin;
+        int sock;
+        pid_t pid;                      /* the answer: a pid, or -errno */
+} spawner = { .once = PTHREAD_ONCE_INIT, .call_mu = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER,
+              .cond = PTHREAD_COND_INITIALIZER };
+
+static void *spawner_main(void *arg) {
+        (void) arg;
+        pthread_mutex_lock(&spawner.mu);
+        for (;;) {
+                pid_t pid;
+
+                while (!spawner.asked)
+                        pthread_cond_wait(&spawner.cond, &spawner.mu);
+                pid = fork();
+                if (pid == 0)
+                        child_exec(spawner.exe, spawner.sock, spawner.plugin);
+                spawner.pid = pid < 0 ? -errno : pid;
+                spawner.asked = false;
+                spawner.answered = true;
+                pthread_cond_broadcast(&spawner.cond);
+        }
+        return NULL;
+}
+
+static void spawner_start(void) {
+        pthread_attr_t attr;
+        pthread_t t;
+
+        if (pthread_attr_init(&attr) != 0)
+                return;
+        (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        spawner.running = pthread_create(&t, &attr, spawner_main, NULL) == 0;
+        (void) pthread_attr_destroy(&attr);
+        if (spawner.running)
+                (void) pthread_setname_np(t, "acceld-spawn");
+}
+
+/* Fork a host for `plugin` on socket `sock`: its pid, or -errno. Without
+ * the spawner thread (it could not start) the caller forks. */
+static pid_t host_fork(const char *plugin, int sock) {
+        pid_t pid;
+
+        (void) pthread_once(&spawner.once, spawner_start);
+        if (!spawner.running) {
+                pid = fork();
+                if (pid == 0)
+                        child_exec(hosts.exe, sock, plugin);
+                return pid < 0 ? -errno : pid;
+        }
+        pthread_mutex_lock(&spawner.call_mu);
+        pthread_mutex_lock(&spawner.mu);
+        spawner.exe = hosts.exe;
+        spawner.plugin = plugin;
+        spawner.sock = sock;
+        spawner.answered = false;
+        spawner.asked = true;
+        pthread_cond_broadcast(&spawner.cond);
+        while (!spawner.answered)
+                pthread_cond_wait(&spawner.cond, &spawner.mu);
+        pid = spawner.pid;
+        pthread_mutex_unlock(&spawner.mu);
+        pthread_mutex_unlock(&spawner.call_mu);
+        return pid;
+}
+
 /* ---- start, death, calls (h->mu held) ---- */
 
 /* Start a host. A short back-off (HOST_WAIT_MAX_NS) that ends before
@@ -205,16 +287,13 @@ static int host_start(host_t *h, uint64_t deadline_ns, char *err, size_t err_siz
                 snprintf(err, err_size, "driver %s: socketpair: %s", h->name, strerror(errno));
                 return -errno;
         }
-        pid = fork();
+        pid = host_fork(h->path, sv[1]);
         if (pid < 0) {
-                int r = -errno;
                 (void) close(sv[0]);
                 (void) close(sv[1]);
-                snprintf(err, err_size, "driver %s: fork: %s", h->name, strerror(-r));
-                return r;
+                snprintf(err, err_size, "driver %s: fork: %s", h->name, strerror(-pid));
+                return pid;
         }
-        if (pid == 0)
-                child_exec(hosts.exe, sv[1], h->path);
         (void) setpgid(pid, pid);  /* also here, so the group exists before any kill */
         (void) close(sv[1]);
         h->pid = pid;

@@ -118,12 +118,25 @@ static void *worker_main(void *arg) {
                 j->batch_next = NULL;
                 s->n_queued--;
                 s->n_running++;
-                j->started_ns = uv_hrtime();
-                bool late = j->deadline_ns != 0 && j->started_ns > j->deadline_ns;
-                if (!late && j->batch_key && j->batch_max > 1)
-                        batch_gather_locked(s, q, j);
+                /* Off the queue, j is this worker's alone until done_push()
+                 * below hands it to the loop (under s->mu again): cancels
+                 * skip it (queued is false) and only execute_done() reads
+                 * started_ns, after that hand-over. So the clock is read
+                 * outside the lock, except for a batch leader, whose
+                 * gathering (under the lock) needs it first. */
+                bool batch = j->batch_key && j->batch_max > 1, late = false;
+                if (batch) {
+                        j->started_ns = uv_hrtime();
+                        late = j->deadline_ns != 0 && j->started_ns > j->deadline_ns;
+                        if (!late)
+                                batch_gather_locked(s, q, j);
+                }
                 pthread_mutex_unlock(&s->mu);
 
+                if (!batch) {
+                        j->started_ns = uv_hrtime();
+                        late = j->deadline_ns != 0 && j->started_ns > j->deadline_ns;
+                }
                 for (daemon_job_t *f = j->batch_next; f; f = f->batch_next)
                         f->started_ns = j->started_ns;
                 if (late)
@@ -142,15 +155,25 @@ static void *worker_main(void *arg) {
                 }
                 j->batch_next = NULL;
                 s->n_running--;
-                if (j->resource) {
+                bool freed = j->resource != NULL;
+                if (freed)
                         j->resource->busy--;
+                done_push(s, j);
+                /* From here j is the loop's (async_cb may free it): not
+                 * touched again. The wake-ups go out after the unlock, so
+                 * the woken threads do not block on s->mu at once. None
+                 * is lost: busy changed under s->mu, and a waiter tests it
+                 * under s->mu before it sleeps; q, its cond and s->async
+                 * live until daemon_sched_stop() has joined this thread. */
+                pthread_mutex_unlock(&s->mu);
+                if (freed) {
                         /* A job skipped for this resource may run now. */
                         pthread_cond_broadcast(&q->cond);
                         pthread_cond_broadcast(&s->res_cond);
                 }
-                done_push(s, j);
                 /* Safe from any thread; the callback runs on the loop. */
                 (void) uv_async_send(&s->async);
+                pthread_mutex_lock(&s->mu);
         }
         pthread_mutex_unlock(&s->mu);
         return NULL;
@@ -235,6 +258,7 @@ static int queue_start_threads(daemon_sched_queue_t *q, unsigned want) {
 int daemon_sched_submit(daemon_sched_t *s, const char *queue_name, daemon_job_t *job) {
         daemon_sched_queue_t *q;
         daemon_job_t **p;
+        bool batch;
         int r;
 
         if (s->stopping)
@@ -251,24 +275,32 @@ int daemon_sched_submit(daemon_sched_t *s, const char *queue_name, daemon_job_t 
                         return r == EAGAIN ? -EAGAIN : -r;
         }
 
-        pthread_mutex_lock(&s->mu);
+        /* The job is not shared before it is linked in: its own fields
+         * (and the clock) are set outside the lock. */
         job->queue = q;
-        job->seq = s->seq++;
         job->enqueued_ns = uv_hrtime();
         job->started_ns = job->finished_ns = 0;
         job->result = 0;
+        batch = job->batch_key != 0;
+        pthread_mutex_lock(&s->mu);
+        job->seq = s->seq++;
         for (p = &q->head; *p && !job_before(job, *p); p = &(*p)->next)
                 ;
         job->next = *p;
         *p = job;
         job->queued = true;
         s->n_queued++;
-        /* A worker gathering a batch may be waiting for this job. */
-        if (job->batch_key)
+        pthread_mutex_unlock(&s->mu);
+        /* Signalled after the unlock (the woken worker does not block on
+         * s->mu at once): the job is in the queue, which a worker checks
+         * under s->mu before it waits, so the wake-up is not lost; job is
+         * not read again (a worker may be running it); and q lives until
+         * daemon_sched_stop(), which runs on the loop thread as this does.
+         * A worker gathering a batch may be waiting for this job. */
+        if (batch)
                 pthread_cond_broadcast(&q->cond);
         else
                 pthread_cond_signal(&q->cond);
-        pthread_mutex_unlock(&s->mu);
         return 0;
 }
 
@@ -395,14 +427,22 @@ int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, 
 }
 
 void daemon_sched_resource_give(daemon_sched_t *s, daemon_sched_resource_t *res) {
+        daemon_sched_queue_t *queues;
+
         pthread_mutex_lock(&s->mu);
         res->busy--;
         s->n_running--;
-        /* Queued jobs skipped for this resource may run now. */
-        for (daemon_sched_queue_t *q = s->queues; q; q = q->next)
+        /* The list as it is now: queues are only ever pushed at its head
+         * (under s->mu, their next set before), and freed by
+         * daemon_sched_stop(), after the lanes are joined. A queue added
+         * after the unlock has workers that test busy after this change. */
+        queues = s->queues;
+        pthread_mutex_unlock(&s->mu);
+        /* Queued jobs skipped for this resource may run now; woken after
+         * the unlock, as a worker wakes them. */
+        for (daemon_sched_queue_t *q = queues; q; q = q->next)
                 pthread_cond_broadcast(&q->cond);
         pthread_cond_broadcast(&s->res_cond);
-        pthread_mutex_unlock(&s->mu);
 }
 
 static void async_close_cb(uv_handle_t *h) {
@@ -603,8 +643,10 @@ void daemon_cpu_give(unsigned n) {
                 return;
         pthread_mutex_lock(&budget.mu);
         budget.in_use -= n;
-        pthread_cond_broadcast(&budget.cond);
         pthread_mutex_unlock(&budget.mu);
+        /* After the unlock: in_use changed under the lock, where waiters
+         * test it before they sleep; the budget is static. */
+        pthread_cond_broadcast(&budget.cond);
 }
 
 unsigned daemon_cpu_in_use(void) {

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -306,6 +307,98 @@ START_TEST(test_cpu_budget_take_give) {
 }
 END_TEST
 
+/* ---- one resource shared by a queue's jobs and by lanes ---- */
+
+#define STRESS_JOBS 400
+#define STRESS_LANE_TAKES 300
+
+static atomic_int inside, most_inside;
+static int stress_done;
+
+static void inside_enter(void) {
+        int now = atomic_fetch_add(&inside, 1) + 1, seen = atomic_load(&most_inside);
+
+        while (now > seen && !atomic_compare_exchange_weak(&most_inside, &seen, now))
+                ;
+        sched_yield();
+        atomic_fetch_sub(&inside, 1);
+}
+
+static void run_inside(daemon_job_t *j) {
+        inside_enter();
+        j->result = 0;
+}
+
+static void on_stress_done(daemon_job_t *j, int r) {
+        (void) j;
+        ck_assert_int_eq(r, 0);
+        stress_done++;
+}
+
+typedef struct lane_arg {
+        daemon_sched_t *s;
+        daemon_sched_resource_t *res;
+} lane_arg_t;
+
+static void *lane_taker(void *arg) {
+        lane_arg_t *a = arg;
+
+        for (int i = 0; i < STRESS_LANE_TAKES; i++) {
+                ck_assert_int_eq(daemon_sched_resource_take(a->s, a->res, 0), 0);
+                inside_enter();
+                daemon_sched_resource_give(a->s, a->res);
+        }
+        return NULL;
+}
+
+/*
+ * Two workers of a queue and two lane threads share one slot, as an
+ * instance's execution slots are shared by its driver's queue and its
+ * lanes (a resource belongs to one queue: a worker wakes only its own
+ * queue's workers). The wake-ups (sent after the scheduler's mutex is
+ * released) are never lost - every job and every take completes; a lost
+ * one would leave a job queued or a taker asleep and the test timed out -
+ * and the slot is never held twice.
+ */
+START_TEST(test_sched_resource_shared_no_lost_wakeup) {
+        static daemon_job_t jobs[STRESS_JOBS];
+        uv_loop_t loop;
+        daemon_sched_t s;
+        daemon_sched_resource_t res = { .limit = 1 };
+        lane_arg_t la = { .s = &s, .res = &res };
+        pthread_t lanes[2];
+
+        atomic_store(&inside, 0);
+        atomic_store(&most_inside, 0);
+        stress_done = 0;
+        ck_assert_int_eq(uv_loop_init(&loop), 0);
+        ck_assert_int_eq(daemon_sched_init(&s, &loop, 2), 0);
+        for (int k = 0; k < 2; k++)
+                ck_assert_int_eq(pthread_create(&lanes[k], NULL, lane_taker, &la), 0);
+        for (int i = 0; i < STRESS_JOBS; i++) {
+                memset(&jobs[i], 0, sizeof(jobs[i]));
+                jobs[i].priority = i % 3;
+                jobs[i].run = run_inside;
+                jobs[i].done = on_stress_done;
+                jobs[i].resource = &res;
+                ck_assert_int_eq(daemon_sched_submit(&s, "q", &jobs[i]), 0);
+                if (i % 16 == 0)
+                        (void) uv_run(&loop, UV_RUN_NOWAIT);
+        }
+        while (stress_done < STRESS_JOBS)
+                (void) uv_run(&loop, UV_RUN_ONCE);
+        for (int k = 0; k < 2; k++)
+                ck_assert_int_eq(pthread_join(lanes[k], NULL), 0);
+        ck_assert_int_eq(atomic_load(&most_inside), 1);
+        ck_assert_uint_eq(res.busy, 0);
+        ck_assert_uint_eq(daemon_sched_running(&s), 0);
+        ck_assert_uint_eq(daemon_sched_queued(&s), 0);
+        daemon_sched_stop(&s);
+        ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
+        ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 int main(void) {
         Suite *su = suite_create("scheduler");
         TCase *tc = tcase_create("scheduler");
@@ -321,6 +414,7 @@ int main(void) {
         tcase_add_test(tc, test_sched_stop_cancels_queued);
         tcase_add_test(tc, test_cpu_clamp);
         tcase_add_test(tc, test_cpu_budget_take_give);
+        tcase_add_test(tc, test_sched_resource_shared_no_lost_wakeup);
         suite_add_tcase(su, tc);
         sr = srunner_create(su);
         srunner_run_all(sr, CK_NORMAL);

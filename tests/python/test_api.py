@@ -89,7 +89,7 @@ def test_op_resolver_and_delegates(daemon, model):
 
 def test_own_arguments():
     assert _params(accel.Interpreter.__init__)[8:] == ["settings", "socket", "priority", "deadline_ms", "local",
-                                                          "preference", "prepare_deadline_ms"]
+                                                          "preference", "prepare_deadline_ms", "lane"]
 
 
 def test_details_shape(daemon, model):

@@ -196,6 +196,13 @@ typedef struct accel_daemon_status {
                 int64_t round_trip_us, socket_round_trip_us, served_overhead_us;
                 uint64_t served_samples, placed_in_client;
         } placement;
+        /* Lanes (docs/architecture.md, "Lanes"): open now, and executions
+         * they served since start (also counted in serving.executions).
+         * Both 0 from an acceld without lanes. */
+        struct accel_lane_status {
+                uint32_t open;
+                uint64_t executions;
+        } lanes;
 } accel_daemon_status_t;
 
 /* ManageWeightsCache: the files of the weights cache, or what clearing

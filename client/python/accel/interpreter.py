@@ -126,7 +126,7 @@ class Interpreter:
     experimental_disable_delegate_clustering=False,
     experimental_default_delegate_latest_features=False, settings=None,
     socket=None, priority=None, deadline_ms=None, local=False,
-    preference=None, prepare_deadline_ms=None)
+    preference=None, prepare_deadline_ms=None, lane=None)
 
     Loads a .tflite model into acceld (or, with local=True, into this
     process). The first eight arguments are tf.lite.Interpreter's, in its
@@ -137,6 +137,11 @@ class Interpreter:
     kernels for what it cannot take, as tflite_runtime does. `priority` is
     "LOW", "MEDIUM", "HIGH" (or 1..3); `deadline_ms` bounds how long each
     invoke, `prepare_deadline_ms` how long the compilation may wait to start.
+    `lane` (default None: as libaccel, on unless ACCEL_LANE=0 is in the
+    environment) lets invoke() go over a lane, a futex in the shared tensor
+    buffer, instead of a socket round trip when acceld offers one; False
+    keeps this interpreter on the socket (execution_info()['lane'] says
+    which it uses).
     Delegates are acceld's business: load_delegate() raises ValueError, and
     experimental_delegates must be empty.
     """
@@ -146,7 +151,7 @@ class Interpreter:
                  experimental_disable_delegate_clustering=False,
                  experimental_default_delegate_latest_features=False,
                  settings=None, socket=None, priority=None, deadline_ms=None, local=False, preference=None,
-                 prepare_deadline_ms=None):
+                 prepare_deadline_ms=None, lane=None):
         self._native = None
         if not hasattr(self, "_custom_op_registerers"):
             self._custom_op_registerers = []
@@ -205,6 +210,8 @@ class Interpreter:
             pref = preference
         else:
             raise ValueError(f"preference must be one of {_PREFERENCES}, not {preference!r}")
+        if lane is not None and not isinstance(lane, bool):
+            raise ValueError(f"lane must be True, False or None, not {lane!r}")
         if socket is not None:
             socket = os.fspath(socket)
         self._lock = threading.RLock()
@@ -230,7 +237,7 @@ class Interpreter:
         args = dict(path=model_path, content=model_content, socket=socket, priority=prio,
                     deadline_ms=deadline_ms or 0, local=self._local, preference=pref,
                     prepare_deadline_ms=prepare_deadline_ms or 0,
-                    preserve_all_tensors=self._preserve_all_tensors)
+                    preserve_all_tensors=self._preserve_all_tensors, lane=lane is not False)
         try:
             self._native = _native.Interp(settings=self._settings, **args)
         except (AccelError, RuntimeError):
@@ -609,7 +616,8 @@ class Interpreter:
         """How acceld runs the model: {'local', 'shared' (an already compiled
         instance was reused), 'zero_copy' (the last invoke ran on the shared
         buffer directly), 'compile_us', 'partitions': [{'driver', 'nodes'}],
-        and queue_us/compute_us/total_us of the last invoke}."""
+        'lane' (invokes go over a lane, not the socket), and
+        queue_us/compute_us/total_us of the last invoke}."""
         return self._native.info()
 
     def evaluate_diff(self, runs=0, seed=0):

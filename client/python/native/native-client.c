@@ -205,6 +205,14 @@ static PyObject *client_status(PyObject *self, PyObject *unused) {
                 Py_XDECREF(sv);
         }
         if (ret) {
+                PyObject *ln = Py_BuildValue("{s:I,s:K}", "open", s->lanes.open, "executions",
+                                             (unsigned long long) s->lanes.executions);
+
+                if (!ln || PyDict_SetItemString(ret, "lanes", ln) < 0)
+                        Py_CLEAR(ret);
+                Py_XDECREF(ln);
+        }
+        if (ret) {
                 const struct accel_weights_cache_status *w = &s->weights_cache;
                 PyObject *wc = Py_BuildValue("{s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "directory",
                                              w->directory ? w->directory : "", "hits", (unsigned long long) w->hits,

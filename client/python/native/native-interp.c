@@ -66,7 +66,7 @@ static PyObject *raise_local(NativeInterp *it, int r, const char *err) {
 
 static int create_remote(NativeInterp *it, const char *path, Py_buffer *content, const char *settings,
                          const char *socket, int priority, unsigned deadline_ms, int preference,
-                         unsigned prepare_deadline_ms) {
+                         unsigned prepare_deadline_ms, bool lane) {
         accel_interp_options_t *o = NULL;
         int r;
 
@@ -94,6 +94,10 @@ static int create_remote(NativeInterp *it, const char *path, Py_buffer *content,
                 r = accel_interp_options_set_preference(o, preference);
         if (r == 0)
                 r = accel_interp_options_set_prepare_deadline_ms(o, prepare_deadline_ms);
+        /* Lanes are libaccel's default (ACCEL_LANE=0 turns them off for
+         * the whole process); lane=False turns them off for this one. */
+        if (r == 0)
+                r = accel_interp_options_set_lane(o, lane);
         if (r < 0) {
                 accel_interp_options_delete(o);
                 native_raise(r, "INVALID_ARGUMENT", "invalid interpreter options");
@@ -164,11 +168,11 @@ static int create_local(NativeInterp *it, const char *path, Py_buffer *content, 
 
 static int interp_init(PyObject *self, PyObject *args, PyObject *kwargs) {
         static char *kw[] = { "path", "content", "settings", "socket", "priority", "deadline_ms", "local",
-                              "preference", "prepare_deadline_ms", "preserve_all_tensors", NULL };
+                              "preference", "prepare_deadline_ms", "preserve_all_tensors", "lane", NULL };
         NativeInterp *it = (NativeInterp *) self;
         const char *path = NULL, *settings = NULL, *socket = NULL;
         Py_buffer content = { 0 };
-        int priority = 0, local = 0, preference = -1, preserve = 0;
+        int priority = 0, local = 0, preference = -1, preserve = 0, lane = 1;
         unsigned deadline_ms = 0, prepare_deadline_ms = 0;
         int r;
 
@@ -176,9 +180,9 @@ static int interp_init(PyObject *self, PyObject *args, PyObject *kwargs) {
                 PyErr_SetString(PyExc_RuntimeError, "Interp is already initialised");
                 return -1;
         }
-        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zz*zziIpiIp", kw, &path, &content, &settings, &socket,
+        if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|zz*zziIpiIpp", kw, &path, &content, &settings, &socket,
                                          &priority, &deadline_ms, &local, &preference, &prepare_deadline_ms,
-                                         &preserve))
+                                         &preserve, &lane))
                 return -1;
         if (preserve && !local) {
                 /* acceld's instance is shared and holds only the inputs and
@@ -202,7 +206,7 @@ static int interp_init(PyObject *self, PyObject *args, PyObject *kwargs) {
         it->local = local;
         r = local ? create_local(it, path, &content, settings, preserve) :
                     create_remote(it, path, &content, settings, socket, priority, deadline_ms, preference,
-                                  prepare_deadline_ms);
+                                  prepare_deadline_ms, lane);
         if (content.buf)
                 PyBuffer_Release(&content);
         return r;
@@ -693,8 +697,9 @@ static PyObject *interp_info(PyObject *self, PyObject *unused) {
                         }
                         Py_DECREF(x);
                 }
-                return Py_BuildValue("{s:O,s:O,s:O,s:K,s:N}", "local", Py_True, "shared", Py_False, "zero_copy",
-                                     Py_True, "compile_us", (unsigned long long) 0, "partitions", parts);
+                return Py_BuildValue("{s:O,s:O,s:O,s:K,s:N,s:O}", "local", Py_True, "shared", Py_False,
+                                     "zero_copy", Py_True, "compile_us", (unsigned long long) 0, "partitions", parts,
+                                     "lane", Py_False);
         }
         {
                 const char *drv[64];
@@ -713,12 +718,13 @@ static PyObject *interp_info(PyObject *self, PyObject *unused) {
                         Py_DECREF(x);
                 }
                 accel_interp_last_timing(it->ait, &q, &c, &t);
-                return Py_BuildValue("{s:O,s:O,s:O,s:K,s:N,s:K,s:K,s:K}", "local", Py_False,
+                return Py_BuildValue("{s:O,s:O,s:O,s:K,s:N,s:K,s:K,s:K,s:O}", "local", Py_False,
                                      "shared", accel_interp_shared(it->ait) ? Py_True : Py_False,
                                      "zero_copy", accel_interp_last_zero_copy(it->ait) ? Py_True : Py_False,
                                      "compile_us", (unsigned long long) accel_interp_compile_us(it->ait),
                                      "partitions", parts, "queue_us", (unsigned long long) q,
-                                     "compute_us", (unsigned long long) c, "total_us", (unsigned long long) t);
+                                     "compute_us", (unsigned long long) c, "total_us", (unsigned long long) t,
+                                     "lane", accel_interp_uses_lane(it->ait) ? Py_True : Py_False);
         }
 }
 
