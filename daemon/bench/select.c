@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "acceleration.pb-c.h"
+#include "candidates.h"
 #include "placement.h"
 #include "select.h"
 #include "settings.h"
@@ -16,7 +17,10 @@
 typedef struct eligible {
         const store_event_t *e;         /* latest END/ERROR of its key */
         bool ok;
-        int64_t median_us;
+        int64_t median_us;              /* of its round medians when it has rounds */
+        size_t rounds;                  /* interleaved rounds behind median_us, 0: one run */
+        int64_t round_min_us, round_max_us; /* the range of its round medians */
+        bool variant;                   /* a stage-2 variant (bench_candidate_is_variant()) */
         int32_t threads;
         bool cpu;
         uint32_t pruned;                /* runs after which it was pruned, 0: not */
@@ -85,12 +89,44 @@ int bench_select(store_db_t *db, const char *model_sha256, int preference, const
                                  ret);
 }
 
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+int64_t bench_select_event_median(const Tflite__Proto__BenchmarkEvent *ev, int64_t fallback_us, size_t *ret_rounds,
+                                  int64_t *ret_min_us, int64_t *ret_max_us) {
+        int64_t v[BENCH_SELECT_MAX_ROUNDS];
+        size_t n = daemon_worker_event_round_medians(ev, v, ELEMENTSOF(v));
+
+        if (n > ELEMENTSOF(v))
+                n = ELEMENTSOF(v);
+        if (ret_rounds)
+                *ret_rounds = n >= 2 ? n : 0;
+        if (n < 2) {
+                if (ret_min_us)
+                        *ret_min_us = fallback_us;
+                if (ret_max_us)
+                        *ret_max_us = fallback_us;
+                return fallback_us;
+        }
+        qsort(v, n, sizeof(v[0]), cmp_i64);
+        if (ret_min_us)
+                *ret_min_us = v[0];
+        if (ret_max_us)
+                *ret_max_us = v[n - 1];
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* The candidates selection weighs: the latest END/ERROR of each key. */
 typedef struct selection {
         eligible_t *el;
         Tflite__Proto__BenchmarkEvent **decoded;        /* el[k]'s event, when it is decoded */
         size_t n_el, n_ok;
-        ssize_t fastest;
+        ssize_t fastest;                /* after selection_settle(): the plain setting a variant did not beat */
+        ssize_t beaten_variant;         /* the faster variant that did not win by enough, -1: none */
+        char variant_note[768];         /* how the fastest variant compared with the fastest plain setting */
         size_t n_inaccurate;
         char inaccurate[512];   /* the settings left out for accuracy, and why */
 } selection_t;
@@ -142,6 +178,9 @@ static void selection_qualify(selection_t *sel, const store_evaluation_t *evals,
                         rt_settings_init(&s);
                 el->threads = rt_settings_num_threads(&s, 1);
                 el->pruned = daemon_worker_event_pruned_runs(ev);
+                el->variant = bench_candidate_is_variant(&s);
+                el->median_us = bench_select_event_median(ev, el->median_us, &el->rounds, &el->round_min_us,
+                                                          &el->round_max_us);
                 el->cpu = s.delegate == RT_DELEGATE_NONE;
                 rt_settings_label(&s, el->label, sizeof(el->label));
                 if (accuracy_dropped(evals, n_evals, &s, max_drop, why, sizeof(why))) {
@@ -162,6 +201,85 @@ static void selection_qualify(selection_t *sel, const store_evaluation_t *evals,
         }
 }
 
+/* The margin a variant must beat plain setting p by (us): the wider
+ * range of the two settings' round medians (what the same setting
+ * measured from round to round), and at least BENCH_VARIANT_MIN_GAIN of
+ * p's median (a single round has no range). */
+static int64_t variant_margin_us(const eligible_t *v, const eligible_t *p) {
+        int64_t need = (int64_t) ((double) p->median_us * BENCH_VARIANT_MIN_GAIN + 0.5);
+
+        if (v->rounds && v->round_max_us - v->round_min_us > need)
+                need = v->round_max_us - v->round_min_us;
+        if (p->rounds && p->round_max_us - p->round_min_us > need)
+                need = p->round_max_us - p->round_min_us;
+        return need;
+}
+
+/* Whether variant v is faster than plain setting p by more than the
+ * margin. */
+static bool variant_wins(const eligible_t *v, const eligible_t *p) {
+        return p->median_us - v->median_us > variant_margin_us(v, p);
+}
+
+/* "xnnpack/1t 2663 us (5 rounds, 2630 .. 2701)" */
+static void describe_median(const eligible_t *e, char *buf, size_t size) {
+        if (e->rounds)
+                (void) snprintf(buf, size, "%s %lld us (%zu rounds, %lld .. %lld)", e->label,
+                                (long long) e->median_us, e->rounds, (long long) e->round_min_us,
+                                (long long) e->round_max_us);
+        else
+                (void) snprintf(buf, size, "%s %lld us", e->label, (long long) e->median_us);
+}
+
+/* A variant as the fastest setting must beat the fastest plain setting
+ * by more than the margin; else the plain one is the fastest, and
+ * sel->beaten_variant the variant. sel->variant_note says how they
+ * compared. */
+static void selection_settle(selection_t *sel) {
+        const eligible_t *el = sel->el;
+        ssize_t v = sel->fastest, p = -1;
+        char a[160], b[160];
+        int64_t gain, need;
+
+        sel->beaten_variant = -1;
+        if (v < 0 || !el[v].variant)
+                return;
+        for (size_t k = 0; k < sel->n_el; k++)
+                if (el[k].ok && !el[k].variant && (p < 0 || el[k].median_us < el[p].median_us))
+                        p = (ssize_t) k;
+        if (p < 0)
+                return;
+        gain = el[p].median_us - el[v].median_us;
+        need = variant_margin_us(&el[v], &el[p]);
+        describe_median(&el[v], a, sizeof(a));
+        describe_median(&el[p], b, sizeof(b));
+        if (variant_wins(&el[v], &el[p])) {
+                (void) snprintf(sel->variant_note, sizeof(sel->variant_note),
+                                "; the variant %s beats the plain %s by %lld us, more than the margin of %lld us "
+                                "(the wider range of their round medians, at least %g%% of the plain median)",
+                                a, b, (long long) gain, (long long) need, BENCH_VARIANT_MIN_GAIN * 100);
+                return;
+        }
+        (void) snprintf(sel->variant_note, sizeof(sel->variant_note),
+                        "; the variant %s is faster than the plain %s by %lld us, not more than the margin of "
+                        "%lld us (the wider range of their round medians, at least %g%% of the plain median): "
+                        "within the noise, the plain setting is kept",
+                        a, b, (long long) gain, (long long) need, BENCH_VARIANT_MIN_GAIN * 100);
+        sel->beaten_variant = v;
+        sel->fastest = p;
+}
+
+/* At the same thread count, whether a is preferred to b: a variant over
+ * a plain setting only when it wins by the margin, else the lower
+ * median. */
+static bool preferred_to(const eligible_t *a, const eligible_t *b) {
+        if (a->variant && !b->variant)
+                return variant_wins(a, b);
+        if (!a->variant && b->variant)
+                return !variant_wins(b, a);
+        return a->median_us < b->median_us;
+}
+
 /* LOW_POWER: the fewest threads within 10% of the fastest median. */
 static ssize_t pick_low_power(const selection_t *sel, char *reason, size_t reason_size) {
         const eligible_t *el = sel->el;
@@ -173,7 +291,7 @@ static ssize_t pick_low_power(const selection_t *sel, char *reason, size_t reaso
                 if (!el[k].ok || (double) el[k].median_us > 1.1 * (double) el[fastest].median_us)
                         continue;
                 if (best < 0 || el[k].threads < el[best].threads ||
-                    (el[k].threads == el[best].threads && el[k].median_us < el[best].median_us))
+                    (el[k].threads == el[best].threads && preferred_to(&el[k], &el[best])))
                         best = (ssize_t) k;
         }
         if (best >= 0)
@@ -209,6 +327,13 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
 
         if (best < 0)
                 return -1;
+        if (sel->beaten_variant >= 0) {
+                (void) snprintf(reason, reason_size, "%s: %s, the fastest plain setting (median %lld us) of %zu "
+                                "correct settings%s",
+                                pref_name(preference), el[best].label, (long long) el[best].median_us, sel->n_ok,
+                                sel->variant_note);
+                return best;
+        }
         for (size_t k = 0; k < sel->n_el; k++)
                 if (el[k].ok && (ssize_t) k != best && (second < 0 || el[k].median_us < el[second].median_us))
                         second = (ssize_t) k;
@@ -221,6 +346,12 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
         else
                 (void) snprintf(reason, reason_size, "%s: %s is the only correct setting (median %lld us)",
                                 pref_name(preference), el[best].label, (long long) el[best].median_us);
+        if (sel->variant_note[0]) {
+                size_t len = strlen(reason);
+
+                if (len < reason_size)
+                        (void) snprintf(reason + len, reason_size - len, "%s", sel->variant_note);
+        }
         return best;
 }
 
@@ -244,8 +375,11 @@ static void reason_append_medians(const selection_t *sel, char *reason, size_t s
                         v[n++] = &sel->el[k];
         qsort(v, n, sizeof(*v), cmp_median);
         for (size_t i = 0; i < n && len < size; i++) {
-                int w = snprintf(reason + len, size - len, "%s%s %lld us", i ? ", " : "; measured: ", v[i]->label,
-                                 (long long) v[i]->median_us);
+                char one[160];
+                int w;
+
+                describe_median(v[i], one, sizeof(one));
+                w = snprintf(reason + len, size - len, "%s%s", i ? ", " : "; measured: ", one);
 
                 if (w > 0)
                         len += (size_t) w;
@@ -350,6 +484,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
         }
         selection_collect(&sel, v, n);
         selection_qualify(&sel, evals, n_evals, max_accuracy_drop);
+        selection_settle(&sel);
 
         switch (preference) {
         case TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER:
