@@ -1067,7 +1067,9 @@ static bool contender_taken(const contender_t *v, size_t n, size_t index) {
 }
 
 /* The candidates worth confirming, fastest first: correct, run to the end
- * (not pruned), within BENCH_CONFIRM_FACTOR of the best median. */
+ * (not pruned), within BENCH_CONFIRM_FACTOR of the best median or
+ * BENCH_PRUNE_MIN_GAP_US of it (on a model of microseconds one window's
+ * order is noise). */
 static size_t confirm_pick(const bench_run_t *run, contender_t *v) {
         int64_t best = -1;
         size_t n = 0;
@@ -1088,7 +1090,9 @@ static size_t confirm_pick(const bench_run_t *run, contender_t *v) {
                         const bench_candidate_t *c = &run->c[i];
 
                         if (c->state != BENCH_STATE_DONE || !c->ok || c->pruned || c->median_us < 0 || !c->key ||
-                            !c->event || (double) c->median_us > BENCH_CONFIRM_FACTOR * (double) best ||
+                            !c->event ||
+                            ((double) c->median_us > BENCH_CONFIRM_FACTOR * (double) best &&
+                             c->median_us > best + BENCH_PRUNE_MIN_GAP_US) ||
                             contender_taken(v, n, i))
                                 continue;
                         if (next < 0 || c->median_us < run->c[next].median_us)

@@ -101,9 +101,10 @@ void bench_request_done(bench_request_t *r);
 #define BENCH_PRUNE_EARLY_FACTOR 4.0
 /* Confirmation (docs/benchmarking.md, "Confirmation"): after a generated
  * search, the correct candidates not pruned whose median is within
- * BENCH_CONFIRM_FACTOR of the best (at most BENCH_CONFIRM_MAX, fastest
- * first; when the fastest is a stage-2 variant, also the fastest plain
- * setting however far behind) run BENCH_CONFIRM_ROUNDS more rounds, interleaved: each round
+ * BENCH_CONFIRM_FACTOR of the best or BENCH_PRUNE_MIN_GAP_US above it (at
+ * most BENCH_CONFIRM_MAX, fastest first; when the fastest is a stage-2
+ * variant, also the fastest plain setting however far behind) run
+ * BENCH_CONFIRM_ROUNDS more rounds, interleaved: each round
  * runs each of them once in a fresh worker, the order rotated by one
  * from round to round, so a slow minute of the machine falls on all of
  * them alike. Each one's END event is then recorded again with the runs
