@@ -124,9 +124,9 @@ typedef struct selection {
         eligible_t *el;
         Tflite__Proto__BenchmarkEvent **decoded;        /* el[k]'s event, when it is decoded */
         size_t n_el, n_ok;
-        ssize_t fastest;                /* after selection_settle(): the plain setting a variant did not beat */
-        ssize_t beaten_variant;         /* the faster variant that did not win by enough, -1: none */
-        char variant_note[768];         /* how the fastest variant compared with the fastest plain setting */
+        ssize_t fastest;                /* after selection_settle(): the setting kept */
+        ssize_t raw_fastest;            /* the lowest median */
+        char note[1536];                /* settle's comparisons (selection_settle()) */
         size_t n_inaccurate;
         char inaccurate[512];   /* the settings left out for accuracy, and why */
 } selection_t;
@@ -201,24 +201,24 @@ static void selection_qualify(selection_t *sel, const store_evaluation_t *evals,
         }
 }
 
-/* The margin a variant must beat plain setting p by (us): the wider
- * range of the two settings' round medians (what the same setting
- * measured from round to round), and at least BENCH_VARIANT_MIN_GAIN of
- * p's median (a single round has no range). */
-static int64_t variant_margin_us(const eligible_t *v, const eligible_t *p) {
-        int64_t need = (int64_t) ((double) p->median_us * BENCH_VARIANT_MIN_GAIN + 0.5);
+/* The margin by which a must beat b (us): the wider range of the two
+ * settings' round medians (what one setting measured from round to
+ * round), and at least BENCH_VARIANT_MIN_GAIN of the slower median (one
+ * round has no range). */
+static int64_t margin_us(const eligible_t *a, const eligible_t *b) {
+        int64_t slower = a->median_us > b->median_us ? a->median_us : b->median_us;
+        int64_t need = (int64_t) ((double) slower * BENCH_VARIANT_MIN_GAIN + 0.5);
 
-        if (v->rounds && v->round_max_us - v->round_min_us > need)
-                need = v->round_max_us - v->round_min_us;
-        if (p->rounds && p->round_max_us - p->round_min_us > need)
-                need = p->round_max_us - p->round_min_us;
+        if (a->rounds && a->round_max_us - a->round_min_us > need)
+                need = a->round_max_us - a->round_min_us;
+        if (b->rounds && b->round_max_us - b->round_min_us > need)
+                need = b->round_max_us - b->round_min_us;
         return need;
 }
 
-/* Whether variant v is faster than plain setting p by more than the
- * margin. */
-static bool variant_wins(const eligible_t *v, const eligible_t *p) {
-        return p->median_us - v->median_us > variant_margin_us(v, p);
+/* Whether a is faster than b by more than the margin. */
+static bool beats(const eligible_t *a, const eligible_t *b) {
+        return b->median_us - a->median_us > margin_us(a, b);
 }
 
 /* "xnnpack/1t 2663 us (5 rounds, 2630 .. 2701)" */
@@ -231,52 +231,82 @@ static void describe_median(const eligible_t *e, char *buf, size_t size) {
                 (void) snprintf(buf, size, "%s %lld us", e->label, (long long) e->median_us);
 }
 
-/* A variant as the fastest setting must beat the fastest plain setting
- * by more than the margin; else the plain one is the fastest, and
- * sel->beaten_variant the variant. sel->variant_note says how they
- * compared. */
+/* Append to sel->note how challenger c (a variant, or more threads)
+ * compared with k, the setting kept so far. */
+static void note_compare(selection_t *sel, const eligible_t *c, const eligible_t *k, bool won) {
+        size_t len = strlen(sel->note);
+        char a[160], b[160];
+
+        if (len >= sizeof(sel->note))
+                return;
+        describe_median(c, a, sizeof(a));
+        describe_median(k, b, sizeof(b));
+        (void) snprintf(sel->note + len, sizeof(sel->note) - len,
+                        "; %s%s %s %s by %lld us, %s the margin of %lld us (the wider range of their round "
+                        "medians, at least %g%% of the slower median)%s%s%s",
+                        c->variant ? "the variant " : "", a, won ? "beats" : "is faster than", b,
+                        (long long) (k->median_us - c->median_us), won ? "more than" : "not more than",
+                        (long long) margin_us(c, k), BENCH_VARIANT_MIN_GAIN * 100,
+                        won ? "" : ": within the noise, ", won ? "" : k->label, won ? "" : " is kept");
+}
+
+/* The plain settings in order of threads: one with more threads replaces
+ * the one kept only when it beats it by the margin (the same speed with
+ * more threads is not faster, only costlier, and two threads on a busy
+ * machine are the first to suffer); then the fastest variant must beat
+ * the kept setting by the margin. sel->fastest becomes the setting kept
+ * (sel->raw_fastest the lowest median), sel->note says who lost within
+ * the noise or won by more. */
 static void selection_settle(selection_t *sel) {
         const eligible_t *el = sel->el;
-        ssize_t v = sel->fastest, p = -1;
-        char a[160], b[160];
-        int64_t gain, need;
+        ssize_t kept = -1, v = -1;
+        int32_t above = -1;
 
-        sel->beaten_variant = -1;
-        if (v < 0 || !el[v].variant)
+        sel->raw_fastest = sel->fastest;
+        if (sel->fastest < 0)
                 return;
-        for (size_t k = 0; k < sel->n_el; k++)
-                if (el[k].ok && !el[k].variant && (p < 0 || el[k].median_us < el[p].median_us))
-                        p = (ssize_t) k;
-        if (p < 0)
-                return;
-        gain = el[p].median_us - el[v].median_us;
-        need = variant_margin_us(&el[v], &el[p]);
-        describe_median(&el[v], a, sizeof(a));
-        describe_median(&el[p], b, sizeof(b));
-        if (variant_wins(&el[v], &el[p])) {
-                (void) snprintf(sel->variant_note, sizeof(sel->variant_note),
-                                "; the variant %s beats the plain %s by %lld us, more than the margin of %lld us "
-                                "(the wider range of their round medians, at least %g%% of the plain median)",
-                                a, b, (long long) gain, (long long) need, BENCH_VARIANT_MIN_GAIN * 100);
-                return;
+        for (;;) {
+                ssize_t next = -1;
+
+                for (size_t k = 0; k < sel->n_el; k++)
+                        if (el[k].ok && !el[k].variant && el[k].threads > above &&
+                            (next < 0 || el[k].threads < el[next].threads ||
+                             (el[k].threads == el[next].threads && el[k].median_us < el[next].median_us)))
+                                next = (ssize_t) k;
+                if (next < 0)
+                        break;
+                above = el[next].threads;
+                if (kept < 0)
+                        kept = next;
+                else if (beats(&el[next], &el[kept])) {
+                        note_compare(sel, &el[next], &el[kept], true);
+                        kept = next;
+                } else if (el[next].median_us < el[kept].median_us)
+                        note_compare(sel, &el[next], &el[kept], false);
         }
-        (void) snprintf(sel->variant_note, sizeof(sel->variant_note),
-                        "; the variant %s is faster than the plain %s by %lld us, not more than the margin of "
-                        "%lld us (the wider range of their round medians, at least %g%% of the plain median): "
-                        "within the noise, the plain setting is kept",
-                        a, b, (long long) gain, (long long) need, BENCH_VARIANT_MIN_GAIN * 100);
-        sel->beaten_variant = v;
-        sel->fastest = p;
+        for (size_t k = 0; k < sel->n_el; k++)
+                if (el[k].ok && el[k].variant && (v < 0 || el[k].median_us < el[v].median_us))
+                        v = (ssize_t) k;
+        if (kept < 0)
+                kept = v;
+        else if (v >= 0 && el[v].median_us < el[kept].median_us) {
+                bool won = beats(&el[v], &el[kept]);
+
+                note_compare(sel, &el[v], &el[kept], won);
+                if (won)
+                        kept = v;
+        }
+        sel->fastest = kept;
 }
 
 /* At the same thread count, whether a is preferred to b: a variant over
- * a plain setting only when it wins by the margin, else the lower
+ * a plain setting only when it beats it by the margin, else the lower
  * median. */
 static bool preferred_to(const eligible_t *a, const eligible_t *b) {
         if (a->variant && !b->variant)
-                return variant_wins(a, b);
+                return beats(a, b);
         if (!a->variant && b->variant)
-                return !variant_wins(b, a);
+                return !beats(b, a);
         return a->median_us < b->median_us;
 }
 
@@ -327,11 +357,10 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
 
         if (best < 0)
                 return -1;
-        if (sel->beaten_variant >= 0) {
-                (void) snprintf(reason, reason_size, "%s: %s, the fastest plain setting (median %lld us) of %zu "
-                                "correct settings%s",
+        if (best != sel->raw_fastest) {
+                (void) snprintf(reason, reason_size, "%s: %s is kept (median %lld us) of %zu correct settings%s",
                                 pref_name(preference), el[best].label, (long long) el[best].median_us, sel->n_ok,
-                                sel->variant_note);
+                                sel->note);
                 return best;
         }
         for (size_t k = 0; k < sel->n_el; k++)
@@ -346,11 +375,11 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
         else
                 (void) snprintf(reason, reason_size, "%s: %s is the only correct setting (median %lld us)",
                                 pref_name(preference), el[best].label, (long long) el[best].median_us);
-        if (sel->variant_note[0]) {
+        if (sel->note[0]) {
                 size_t len = strlen(reason);
 
                 if (len < reason_size)
-                        (void) snprintf(reason + len, reason_size - len, "%s", sel->variant_note);
+                        (void) snprintf(reason + len, reason_size - len, "%s", sel->note);
         }
         return best;
 }

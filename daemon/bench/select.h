@@ -10,13 +10,17 @@
  *                     (delegate NONE).
  * A setting's median is the median of its round medians when the runner
  * confirmed it in interleaved rounds (the END event's round medians,
- * worker.h), else the median of its runs. A stage-2 variant (sparse, a
- * quantized path off, FP16, a partitioning choice:
- * bench_candidate_is_variant()) that comes out fastest is chosen only
- * when it beats the fastest plain setting by more than the wider range of
- * the two settings' round medians and by more than BENCH_VARIANT_MIN_GAIN
- * of the plain median; else the plain setting is kept, and the reason
- * says so with both medians, their ranges and the margin.
+ * worker.h), else the median of its runs. For ANY and LOW_LATENCY a
+ * costlier setting must beat the one kept by a margin, the wider range of
+ * the two settings' round medians and at least BENCH_VARIANT_MIN_GAIN of
+ * the slower median: among the plain settings (reference, XNNPACK at a
+ * thread count, plugins), one with more threads replaces the fastest with
+ * fewer only by that margin; a stage-2 variant (sparse, a quantized path
+ * off, FP16, a partitioning choice: bench_candidate_is_variant()) then
+ * replaces the plain setting kept only by that margin. Within the noise
+ * the reason says which was kept, with both medians, their ranges and
+ * the margin; LOW_POWER prefers, at one thread count, a plain setting to
+ * a variant within the noise.
  * Accuracy: when the model has a recorded top-1 accuracy (stage
  * "topk") or mAP ("detection") both for the setting (its daemon instance
  * key) and for the reference kernels (any key "delegate=NONE;..."), the
