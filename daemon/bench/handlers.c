@@ -250,6 +250,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char
                 .max_compute_us = config->client_placement_max_us,
                 .max_overhead = config->client_placement_max_overhead,
                 .hosts_xnnpack = config->isolate_drivers == DAEMON_ISOLATE_ALL,
+                .min_served = (uint32_t) config->client_placement_min_served,
         });
         /* A few milliseconds, before the loop serves: the decisions already
          * stored are placed from the first prepare on. */

@@ -163,7 +163,7 @@ void bench_placement_note_compute(const char *instance_key, uint64_t compute_us)
 
 int64_t bench_placement_served_compute_us(const char *instance_key, size_t *ret_n) {
         uint64_t v[COMPUTE_WINDOW];
-        size_t n = 0;
+        size_t n = 0, min;
 
         if (instance_key) {
                 pthread_mutex_lock(&pl.mu);
@@ -180,7 +180,10 @@ int64_t bench_placement_served_compute_us(const char *instance_key, size_t *ret_
         }
         if (ret_n)
                 *ret_n = n;
-        if (n < BENCH_PLACEMENT_MIN_SERVED)
+        pthread_mutex_lock(&pl.mu);
+        min = pl.cfg.min_served;
+        pthread_mutex_unlock(&pl.mu);
+        if (min == 0 || n < min)
                 return -1;
         qsort(v, n, sizeof(v[0]), cmp_u64);
         return (int64_t) v[n / 2];
@@ -261,7 +264,7 @@ static bool placement_decide(const rt_settings_t *s, int64_t compute_us, const c
         if (compute_us < 0) {
                 (void) snprintf(why, why_size,
                                 "daemon: no measured compute time for this setting (no benchmark decision, fewer "
-                                "than %d served executions)", BENCH_PLACEMENT_MIN_SERVED);
+                                "than client_placement_min_served = %u served executions)", cfg.min_served);
                 return false;
         }
         if (st.round_trip_us < 0) {

@@ -13,7 +13,8 @@
  *               settings no decision covers (the client's own settings,
  *               or no benchmark yet), the median compute of the
  *               instance's latest served executions, once there are
- *               BENCH_PLACEMENT_MIN_SERVED of them;
+ *               min_served of them (config client_placement_min_served;
+ *               0, the default: such settings are always served);
  *   round trip  this machine's cost of one request: a socket ping-pong
  *               between two threads, measured after each mini-benchmark,
  *               plus the median in-daemon overhead of served Execute
@@ -44,12 +45,15 @@ typedef struct bench_placement_config {
         uint64_t max_compute_us;        /* 0: placement off */
         double max_overhead;            /* fraction of compute */
         bool hosts_xnnpack;             /* isolate_drivers = all: XNNPACK runs in a host */
+        uint32_t min_served;            /* served executions before settings no decision covers
+                                         * are placed; 0: never */
 } bench_placement_config_t;
 
 /* The defaults of the two config keys. */
 #define BENCH_PLACEMENT_DEFAULT_MAX_US 10000
-/* Served executions of an instance before their compute is an estimate. */
-#define BENCH_PLACEMENT_MIN_SERVED 5
+/* The default of client_placement_min_served: settings no decision
+ * covers stay served (docs/architecture.md, "Placement"). */
+#define BENCH_PLACEMENT_DEFAULT_MIN_SERVED 0
 #define BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD 0.03
 
 void bench_placement_configure(const bench_placement_config_t *c);
@@ -70,7 +74,8 @@ void bench_placement_note_served(uint64_t overhead_us);
 void bench_placement_note_compute(const char *instance_key, uint64_t compute_us);
 
 /* The median compute of the latest (at most 16) served executions of
- * instance_key, or -1 with fewer than BENCH_PLACEMENT_MIN_SERVED; *ret_n
+ * instance_key, or -1 with fewer than the configured min_served (or
+ * min_served 0); *ret_n
  * (may be NULL) receives how many it is from. */
 int64_t bench_placement_served_compute_us(const char *instance_key, size_t *ret_n);
 

@@ -171,6 +171,9 @@ static const config_entry_t config_table[] = {
         FRACTION("client_placement_max_overhead", client_placement_max_overhead, 30000,
                  "Placement: the fraction of a model's compute the round trip may add before the model "
                  "runs in the client."),
+        UINT("client_placement_min_served", client_placement_min_served, 0, 16, 0,
+             "Placement of the client's own settings (no benchmark decision): placed from the median "
+             "compute of this many served executions, served until then. 0 = never placed."),
 };
 
 static void *entry_ptr(daemon_config_t *c, const config_entry_t *e) {

@@ -471,24 +471,36 @@ START_TEST(test_placement_above_2ms_follows_the_overhead) {
                       "%s", accel_interp_placement_reason(it));
         run_golden(it, g);
         accel_interp_delete(it);
+
+        /* The client's own settings, by default (client_placement_min_served
+         * = 0), stay served however often they ran. */
+        it = prepare(&d, g->path, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        for (int i = 0; i < 6; i++)
+                run_golden(it, g);
+        accel_interp_delete(it);
+        it = prepare(&d, g->path, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        ck_assert_str_eq(accel_interp_placement(it), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(it), "client_placement_min_served = 0") != NULL, "%s",
+                      accel_interp_placement_reason(it));
+        accel_interp_delete(it);
         (void) accel_disconnect(c);
         harness_cleanup(&d);
 }
 END_TEST
 
-/* The client's own settings (XNNPACK at 1 thread, no benchmark at all)
- * are placeable: before any execution there is no compute to decide
- * from, so the model is served; after BENCH_PLACEMENT_MIN_SERVED (5)
- * served executions their median compute is the estimate, and the next
- * prepare with the same settings runs in the client, with golden results
- * there. */
+/* With client_placement_min_served = 5 the client's own settings
+ * (XNNPACK at 1 thread, no benchmark at all) are placeable: before any
+ * execution there is no compute to decide from, so the model is served;
+ * after 5 served executions their median compute is the estimate, and the
+ * next prepare with the same settings runs in the client, with golden
+ * results there. */
 START_TEST(test_placement_explicit_settings_from_served_compute) {
         const golden_model_t *g = golden(TINY);
         harness_daemon_t d = {};
         accel_client_t *c;
         accel_interp_t *served, *local;
 
-        harness_faulty_up(&d, "");
+        harness_faulty_up(&d, "client_placement_min_served = 5\n");
         c = client(&d);
         served = prepare(&d, g->path, XNNPACK_1T);
         ck_assert_str_eq(accel_interp_placement(served), "daemon");
