@@ -157,6 +157,11 @@ static size_t min_nodes_thresholds(const int32_t *nodes, const bool *delegated, 
         return k;
 }
 
+bool bench_candidate_is_variant(const rt_settings_t *s) {
+        return s && s->delegate == RT_DELEGATE_XNNPACK &&
+               (s->xnnpack_flags != 0 || s->max_delegated_partitions > 0 || s->min_nodes_per_partition > 1);
+}
+
 int bench_candidates_refine(const bench_model_traits_t *mt, const rt_settings_t *base, bool fp16_ok,
                             const int32_t *partition_nodes, const bool *delegated, size_t n_partitions,
                             rt_settings_t **ret_v, size_t *ret_n) {

@@ -52,6 +52,17 @@ int bench_candidates_generate(const bench_model_traits_t *mt, unsigned cpus, boo
  * them (0: unknown, no partitioning candidates). fp16_ok: the CPU has FP16
  * arithmetic. Same ownership and returns as above; *ret_n may be 0.
  */
+/*
+ * Whether s is one of stage 2's variants of an XNNPACK setting: a
+ * quantized path off, forced FP16, sparse inference or a partitioning
+ * choice (max_delegated_partitions, min_nodes_per_partition). The
+ * others (the reference kernels, XNNPACK at a thread count, a plugin)
+ * are "plain": what acceld runs without the search. Selection keeps the
+ * plain setting unless a variant is faster by more than the measured
+ * spread (bench/select.h).
+ */
+bool bench_candidate_is_variant(const rt_settings_t *s);
+
 int bench_candidates_refine(const bench_model_traits_t *mt, const rt_settings_t *base, bool fp16_ok,
                             const int32_t *partition_nodes, const bool *delegated, size_t n_partitions,
                             rt_settings_t **ret_v, size_t *ret_n);

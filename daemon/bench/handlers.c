@@ -250,6 +250,7 @@ int daemon_bench_init(uv_loop_t *loop, const daemon_config_t *config, const char
                 .max_compute_us = config->client_placement_max_us,
                 .max_overhead = config->client_placement_max_overhead,
                 .hosts_xnnpack = config->isolate_drivers == DAEMON_ISOLATE_ALL,
+                .min_served = (uint32_t) config->client_placement_min_served,
         });
         /* A few milliseconds, before the loop serves: the decisions already
          * stored are placed from the first prepare on. */
@@ -318,8 +319,16 @@ static int64_t decision_compute_us(store_db_t *db, const store_decision_t *d) {
 
         if (!d->settings_key || store_event_list(db, &f, &v, &n) < 0)
                 return -1;
-        if (n > 0 && v[0].ok == 1)
-                us = v[0].median_inference_us;
+        if (n > 0 && v[0].ok == 1) {
+                /* A confirmed setting: the median of its round medians,
+                 * as selection weighed it. */
+                Tflite__Proto__BenchmarkEvent *ev = tflite__proto__benchmark_event__unpack(NULL, v[0].blob_size,
+                                                                                           v[0].blob);
+
+                us = bench_select_event_median(ev, v[0].median_inference_us, NULL, NULL, NULL);
+                if (ev)
+                        tflite__proto__benchmark_event__free_unpacked(ev, NULL);
+        }
         store_event_list_free(v, n);
         return us;
 }

@@ -19,6 +19,17 @@
 
 #define PINGS 200
 #define SERVED_WINDOW 64
+/* Instances whose served compute is kept (the least recently noted one
+ * gives way), and the samples kept of each. */
+#define COMPUTE_INSTANCES 64
+#define COMPUTE_WINDOW 16
+
+typedef struct compute_entry {
+        char *key;                              /* the instance key (owned), NULL: free */
+        uint64_t v[COMPUTE_WINDOW];
+        uint64_t n;
+        uint64_t used;                          /* pl.tick at the latest note */
+} compute_entry_t;
 
 static struct {
         pthread_mutex_t mu;
@@ -27,6 +38,8 @@ static struct {
         uint64_t served[SERVED_WINDOW];         /* ring of the latest overheads */
         uint64_t n_served;
         uint64_t placed;
+        compute_entry_t compute[COMPUTE_INSTANCES];
+        uint64_t tick;
 } pl = {
         .mu = PTHREAD_MUTEX_INITIALIZER,
         .cfg = { .max_compute_us = BENCH_PLACEMENT_DEFAULT_MAX_US,
@@ -117,6 +130,65 @@ void bench_placement_note_served(uint64_t overhead_us) {
         pthread_mutex_unlock(&pl.mu);
 }
 
+void bench_placement_note_compute(const char *instance_key, uint64_t compute_us) {
+        compute_entry_t *e = NULL, *lru = NULL;
+
+        if (!instance_key)
+                return;
+        pthread_mutex_lock(&pl.mu);
+        for (size_t i = 0; i < COMPUTE_INSTANCES && !e; i++) {
+                compute_entry_t *x = &pl.compute[i];
+
+                if (x->key && strcmp(x->key, instance_key) == 0)
+                        e = x;
+                else if (!lru || !x->key || (lru->key && x->used < lru->used))
+                        lru = x;
+        }
+        if (!e) {
+                char *k = strdup(instance_key);
+
+                if (!k) {
+                        pthread_mutex_unlock(&pl.mu);
+                        return;
+                }
+                e = lru;
+                free(e->key);
+                *e = (compute_entry_t) { .key = k };
+        }
+        e->v[e->n % COMPUTE_WINDOW] = compute_us;
+        e->n++;
+        e->used = ++pl.tick;
+        pthread_mutex_unlock(&pl.mu);
+}
+
+int64_t bench_placement_served_compute_us(const char *instance_key, size_t *ret_n) {
+        uint64_t v[COMPUTE_WINDOW];
+        size_t n = 0, min;
+
+        if (instance_key) {
+                pthread_mutex_lock(&pl.mu);
+                for (size_t i = 0; i < COMPUTE_INSTANCES; i++) {
+                        const compute_entry_t *x = &pl.compute[i];
+
+                        if (x->key && strcmp(x->key, instance_key) == 0) {
+                                n = x->n < COMPUTE_WINDOW ? (size_t) x->n : COMPUTE_WINDOW;
+                                memcpy(v, x->v, n * sizeof(v[0]));
+                                break;
+                        }
+                }
+                pthread_mutex_unlock(&pl.mu);
+        }
+        if (ret_n)
+                *ret_n = n;
+        pthread_mutex_lock(&pl.mu);
+        min = pl.cfg.min_served;
+        pthread_mutex_unlock(&pl.mu);
+        if (min == 0 || n < min)
+                return -1;
+        qsort(v, n, sizeof(v[0]), cmp_u64);
+        return (int64_t) v[n / 2];
+}
+
 void bench_placement_note_placed(void) {
         pthread_mutex_lock(&pl.mu);
         pl.placed++;
@@ -147,8 +219,26 @@ void bench_placement_status(bench_placement_status_t *ret) {
                                                 : ret->socket_us + (ret->served_overhead_us > 0 ? ret->served_overhead_us : 0);
 }
 
+static bool placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,
+                             size_t why_size);
+
 bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,
                             size_t why_size) {
+        return bench_placement_decide_from(s, compute_us, NULL, not_eligible, why, why_size);
+}
+
+bool bench_placement_decide_from(const rt_settings_t *s, int64_t compute_us, const char *compute_from,
+                                 const char *not_eligible, char *why, size_t why_size) {
+        bool client = placement_decide(s, compute_us, not_eligible, why, why_size);
+        size_t len = strlen(why);
+
+        if (compute_from && compute_us >= 0 && len < why_size)
+                (void) snprintf(why + len, why_size - len, "; compute: %s", compute_from);
+        return client;
+}
+
+static bool placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,
+                             size_t why_size) {
         bench_placement_config_t cfg;
         bench_placement_status_t st;
 
@@ -172,7 +262,9 @@ bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const ch
                 return false;
         }
         if (compute_us < 0) {
-                (void) snprintf(why, why_size, "daemon: no measured compute time for this setting");
+                (void) snprintf(why, why_size,
+                                "daemon: no measured compute time for this setting (no benchmark decision, fewer "
+                                "than client_placement_min_served = %u served executions)", cfg.min_served);
                 return false;
         }
         if (st.round_trip_us < 0) {
@@ -200,6 +292,14 @@ bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const ch
 
 void bench_placement_instance_check(const struct daemon_instance *inst, char *why, size_t why_size) {
         why[0] = 0;
+        /* Placed, a stateful model's ResetVariables did not return it to
+         * its fresh state (test-acceld-state, reset_returns_to_fresh,
+         * once explicit settings could be placed): served until that is
+         * fixed in the client. */
+        if (inst->stateful) {
+                (void) snprintf(why, why_size, "the model keeps state between invokes");
+                return;
+        }
         for (size_t k = 0; k < inst->n_partitions; k++) {
                 const char *d = inst->partitions[k].driver ? inst->partitions[k].driver : "";
 

@@ -8,14 +8,24 @@
  *
  * acceld decides, from two measurements:
  *   compute     the chosen setting's median inference time, from its
- *               mini-benchmark (the decision's END event);
+ *               mini-benchmark (the decision's END event; the median of its
+ *               round medians when it was confirmed in rounds); for
+ *               settings no decision covers (the client's own settings,
+ *               or no benchmark yet), the median compute of the
+ *               instance's latest served executions, once there are
+ *               min_served of them (config client_placement_min_served;
+ *               0, the default: such settings are always served);
  *   round trip  this machine's cost of one request: a socket ping-pong
  *               between two threads, measured after each mini-benchmark,
  *               plus the median in-daemon overhead of served Execute
  *               requests (receipt to reply, minus compute).
- * A model runs in the client when its compute is at most max_compute_us
- * (config client_placement_max_us; 0 = placement off) and the round trip
- * is more than max_overhead (client_placement_max_overhead) of it, and
+ * A model runs in the client when the round trip is more than
+ * max_overhead (client_placement_max_overhead) of its compute and its
+ * compute is at most max_compute_us (config client_placement_max_us; 0 =
+ * placement off; the default, 10 ms, is where this machine's socket round
+ * trip of about 100 us falls to 1% of compute: above it only a round trip
+ * of over 300 us, a loaded machine's, would move a model out of acceld,
+ * which shares its weights, CPU budget and isolation), and
  * only when every group of its plan runs on a built-in driver in acceld's
  * process (no plugin driver, no driver host: the client has neither).
  * Thread-safe: the loop notes served requests, the storage thread and the
@@ -35,10 +45,15 @@ typedef struct bench_placement_config {
         uint64_t max_compute_us;        /* 0: placement off */
         double max_overhead;            /* fraction of compute */
         bool hosts_xnnpack;             /* isolate_drivers = all: XNNPACK runs in a host */
+        uint32_t min_served;            /* served executions before settings no decision covers
+                                         * are placed; 0: never */
 } bench_placement_config_t;
 
 /* The defaults of the two config keys. */
-#define BENCH_PLACEMENT_DEFAULT_MAX_US 2000
+#define BENCH_PLACEMENT_DEFAULT_MAX_US 10000
+/* The default of client_placement_min_served: settings no decision
+ * covers stay served (docs/architecture.md, "Placement"). */
+#define BENCH_PLACEMENT_DEFAULT_MIN_SERVED 0
 #define BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD 0.03
 
 void bench_placement_configure(const bench_placement_config_t *c);
@@ -52,6 +67,17 @@ int64_t bench_placement_measure(void);
 /* A served Execute: its in-daemon overhead (receipt to reply, minus
  * compute). Called on the loop; cheap. */
 void bench_placement_note_served(uint64_t overhead_us);
+
+/* A served execution (one, not a batch) of instance `instance_key`
+ * ("<sha256>|<settings key>", daemon_instance_t.key) computed in
+ * compute_us. Any thread; cheap (a new instance allocates its entry). */
+void bench_placement_note_compute(const char *instance_key, uint64_t compute_us);
+
+/* The median compute of the latest (at most 16) served executions of
+ * instance_key, or -1 with fewer than the configured min_served (or
+ * min_served 0); *ret_n
+ * (may be NULL) receives how many it is from. */
+int64_t bench_placement_served_compute_us(const char *instance_key, size_t *ret_n);
 
 /* Note a prepare answered with placement CLIENT (GetStatus counts them). */
 void bench_placement_note_placed(void);
@@ -76,8 +102,14 @@ void bench_placement_status(bench_placement_status_t *ret);
 bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const char *not_eligible, char *why,
                             size_t why_size);
 
-/* Why instance `inst` cannot run in a client ("" when it can): a group on
- * a plugin driver or in a driver host. */
+/* The same, saying where compute_us comes from ("the median of 8 served
+ * executions"; NULL: the benchmark decision) in why. */
+bool bench_placement_decide_from(const rt_settings_t *s, int64_t compute_us, const char *compute_from,
+                                 const char *not_eligible, char *why, size_t why_size);
+
+/* Why instance `inst` cannot run in a client ("" when it can): a stateful
+ * model (its variables between invokes stay acceld's), a group on a
+ * plugin driver or in a driver host. */
 void bench_placement_instance_check(const struct daemon_instance *inst, char *why, size_t why_size);
 
 /*

@@ -1048,6 +1048,294 @@ static void search_job_limits(const bench_runner_t *rn, const bench_run_t *run, 
         job->runs_hard_limit_us = (int64_t) run->req.timeout_ms * 800;
 }
 
+/* ---- confirmation: the closest candidates again, interleaved ---- */
+
+typedef struct contender {
+        size_t index;                           /* into run->c */
+        int64_t medians[BENCH_CONFIRM_ROUNDS];  /* each completed round's */
+        size_t rounds;
+        int64_t *times;                         /* every completed round's runs (owned) */
+        size_t n_times;
+        bool failed;                            /* a round failed: no longer confirmed */
+} contender_t;
+
+static bool contender_taken(const contender_t *v, size_t n, size_t index) {
+        for (size_t k = 0; k < n; k++)
+                if (v[k].index == index)
+                        return true;
+        return false;
+}
+
+/* The candidates worth confirming, fastest first: correct, run to the end
+ * (not pruned), within BENCH_CONFIRM_FACTOR of the best median or
+ * BENCH_PRUNE_MIN_GAP_US of it (on a model of microseconds one window's
+ * order is noise). */
+static size_t confirm_pick(const bench_run_t *run, contender_t *v) {
+        int64_t best = -1;
+        size_t n = 0;
+
+        for (size_t i = 0; i < run->n; i++) {
+                const bench_candidate_t *c = &run->c[i];
+
+                if (c->state == BENCH_STATE_DONE && c->ok && !c->pruned && c->median_us >= 0 && c->key && c->event &&
+                    (best < 0 || c->median_us < best))
+                        best = c->median_us;
+        }
+        if (best < 0)
+                return 0;
+        while (n < BENCH_CONFIRM_MAX) {
+                ssize_t next = -1;
+
+                for (size_t i = 0; i < run->n; i++) {
+                        const bench_candidate_t *c = &run->c[i];
+
+                        if (c->state != BENCH_STATE_DONE || !c->ok || c->pruned || c->median_us < 0 || !c->key ||
+                            !c->event ||
+                            ((double) c->median_us > BENCH_CONFIRM_FACTOR * (double) best &&
+                             c->median_us > best + BENCH_PRUNE_MIN_GAP_US) ||
+                            contender_taken(v, n, i))
+                                continue;
+                        if (next < 0 || c->median_us < run->c[next].median_us)
+                                next = (ssize_t) i;
+                }
+                if (next < 0)
+                        break;
+                v[n++] = (contender_t) { .index = (size_t) next };
+        }
+        /* A variant in front is confirmed against the fastest plain
+         * setting however far behind its one measurement put it: a
+         * variant is chosen only over a plain setting measured alike
+         * (bench/select.h). */
+        if (n > 0 && bench_candidate_is_variant(&run->c[v[0].index].settings)) {
+                ssize_t plain = -1;
+                bool have = false;
+
+                for (size_t k = 0; k < n; k++)
+                        have |= !bench_candidate_is_variant(&run->c[v[k].index].settings);
+                for (size_t i = 0; i < run->n && !have; i++) {
+                        const bench_candidate_t *c = &run->c[i];
+
+                        if (c->state == BENCH_STATE_DONE && c->ok && !c->pruned && c->median_us >= 0 && c->key &&
+                            c->event && !bench_candidate_is_variant(&c->settings) &&
+                            (plain < 0 || c->median_us < run->c[plain].median_us))
+                                plain = (ssize_t) i;
+                }
+                if (plain >= 0)
+                        v[n < BENCH_CONFIRM_MAX ? n++ : n - 1] = (contender_t) { .index = (size_t) plain };
+        }
+        return n;
+}
+
+/* One round of contender x: a fresh worker with the run's job (its
+ * goldens), never pruned, its runs stopping at share_us. A round that
+ * fails (an ERROR, wrong outputs) is recorded: it is the candidate's
+ * latest outcome. */
+static void confirm_round(bench_runner_t *rn, bench_run_t *run, int model_fd, Acceld__BenchmarkWorkerJob *job,
+                          contender_t *x, int64_t share_us) {
+        const bench_candidate_t *c = &run->c[x->index];   /* only this thread writes it */
+        bench_candidate_t t = {};
+        Tflite__Proto__BenchmarkEvent *ev = NULL;
+        int64_t *grown;
+        int r;
+
+        job->has_prune_above_us = job->has_prune_early_above_us = 0;
+        job->prune_above_us = job->prune_early_above_us = 0;
+        job->has_runs_time_limit_us = share_us != INT64_MAX;
+        job->runs_time_limit_us = share_us != INT64_MAX ? (share_us > 0 ? share_us : 1) : 0;
+        t.key = strdup(c->key);
+        if (!t.key || rt_settings_copy(&t.settings, &c->settings) < 0) {
+                x->failed = true;
+                goto out;
+        }
+        memcpy(t.driver_version, c->driver_version, sizeof(t.driver_version));
+        memcpy(t.label, c->label, sizeof(t.label));
+        r = bench_candidate_run(rn->worker_exe, model_fd, job, run->req.timeout_ms, &rn->stop, &t, NULL);
+        if (r < 0 || runner_stopping(rn)) {
+                x->failed = true;
+                goto out;
+        }
+        if (!t.ok || t.median_us < 0) {
+                x->failed = true;
+                (void) event_record(rn, run, &t, t.event, t.event_size);
+                log_info("benchmark of model %s with %s: a confirmation round failed: %s", run->sha256, t.label,
+                         t.error);
+                goto out;
+        }
+        ev = tflite__proto__benchmark_event__unpack(NULL, t.event_size, t.event);
+        if (!ev || !ev->result || ev->result->n_inference_time_us == 0) {
+                x->failed = true;
+                goto out;
+        }
+        grown = realloc(x->times, (x->n_times + ev->result->n_inference_time_us) * sizeof(*grown));
+        if (!grown) {
+                x->failed = true;
+                goto out;
+        }
+        memcpy(grown + x->n_times, ev->result->inference_time_us,
+               ev->result->n_inference_time_us * sizeof(*grown));
+        x->times = grown;
+        x->n_times += ev->result->n_inference_time_us;
+        x->medians[x->rounds++] = t.median_us;
+out:
+        if (ev)
+                tflite__proto__benchmark_event__free_unpacked(ev, NULL);
+        bench_candidate_done(&t);
+}
+
+/* The varint v into buf (10 bytes); its length. */
+static size_t varint_put(uint64_t v, uint8_t *buf) {
+        size_t n = 0;
+
+        do {
+                buf[n] = (uint8_t) (v & 0x7f);
+                v >>= 7;
+                if (v)
+                        buf[n] |= 0x80;
+                n++;
+        } while (v);
+        return n;
+}
+
+/* x's confirmed END event: its first END with the runs of every round and
+ * each round's median (DAEMON_WORKER_EVENT_FIELD_ROUND_MEDIAN), recorded
+ * and made the candidate's event and summary. */
+static void confirm_record(bench_runner_t *rn, bench_run_t *run, const contender_t *x) {
+        bench_candidate_t *c = &run->c[x->index];
+        Tflite__Proto__BenchmarkEvent *ev = tflite__proto__benchmark_event__unpack(NULL, c->event_size, c->event);
+        ProtobufCMessageUnknownField uf[BENCH_CONFIRM_ROUNDS], *old_uf;
+        uint8_t varints[BENCH_CONFIRM_ROUNDS][10];
+        int64_t *old_times, sorted[BENCH_CONFIRM_ROUNDS], *pooled = NULL;
+        size_t old_n_uf, old_n_times, n;
+        uint8_t *blob = NULL;
+        int k;
+
+        if (!ev || !ev->result) {
+                if (ev)
+                        tflite__proto__benchmark_event__free_unpacked(ev, NULL);
+                return;
+        }
+        for (size_t i = 0; i < x->rounds; i++)
+                uf[i] = (ProtobufCMessageUnknownField) { .tag = DAEMON_WORKER_EVENT_FIELD_ROUND_MEDIAN,
+                                                          .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT,
+                                                          .len = varint_put((uint64_t) x->medians[i], varints[i]),
+                                                          .data = varints[i] };
+        /* The confirmed candidate was not pruned: it has no field of ours
+         * to keep. */
+        old_uf = ev->base.unknown_fields;
+        old_n_uf = ev->base.n_unknown_fields;
+        old_times = ev->result->inference_time_us;
+        old_n_times = ev->result->n_inference_time_us;
+        ev->base.unknown_fields = uf;
+        ev->base.n_unknown_fields = x->rounds;
+        ev->result->inference_time_us = x->times;
+        ev->result->n_inference_time_us = x->n_times;
+        ev->has_boottime_us = ev->has_wallclock_us = 1;
+        ev->boottime_us = acc_clock_us(CLOCK_BOOTTIME);
+        ev->wallclock_us = acc_clock_us(CLOCK_REALTIME);
+        n = tflite__proto__benchmark_event__get_packed_size(ev);
+        blob = malloc(n ? n : 1);
+        if (blob)
+                (void) tflite__proto__benchmark_event__pack(ev, blob);
+        ev->base.unknown_fields = old_uf;
+        ev->base.n_unknown_fields = old_n_uf;
+        ev->result->inference_time_us = old_times;
+        ev->result->n_inference_time_us = old_n_times;
+        tflite__proto__benchmark_event__free_unpacked(ev, NULL);
+        if (!blob)
+                return;
+        k = event_record(rn, run, c, blob, n);
+        if (k < 0) {
+                (void) log_warning_errno(k, "benchmark of %s with %s: cannot record the confirmed result",
+                                         run->sha256, c->label);
+                free(blob);
+                return;
+        }
+        memcpy(sorted, x->medians, x->rounds * sizeof(sorted[0]));
+        qsort(sorted, x->rounds, sizeof(sorted[0]), cmp_i64);
+        pooled = malloc(x->n_times * sizeof(*pooled));
+        if (pooled) {
+                memcpy(pooled, x->times, x->n_times * sizeof(*pooled));
+                qsort(pooled, x->n_times, sizeof(*pooled), cmp_i64);
+        }
+        pthread_mutex_lock(&rn->mu);
+        free(c->event);
+        c->event = blob;
+        c->event_size = n;
+        c->median_us = x->rounds % 2 ? sorted[x->rounds / 2]
+                                     : (sorted[x->rounds / 2 - 1] + sorted[x->rounds / 2]) / 2;
+        if (pooled)
+                c->p90_us = pooled[(x->n_times * 9 + 9) / 10 - 1];
+        c->runs = (uint32_t) x->n_times;
+        c->rounds = (uint32_t) x->rounds;
+        pthread_mutex_unlock(&rn->mu);
+        free(pooled);
+}
+
+/* What one round of the contenders costs at least: each one's
+ * initialization and BENCH_PRUNE_AFTER_RUNS runs, as measured. */
+static int64_t confirm_round_cost_us(const bench_run_t *run, const contender_t *v, size_t n) {
+        int64_t cost = 0;
+
+        for (size_t k = 0; k < n; k++) {
+                const bench_candidate_t *c = &run->c[v[k].index];
+
+                cost += (c->init_us > 0 ? c->init_us : 0) + BENCH_PRUNE_AFTER_RUNS * c->median_us;
+        }
+        return cost;
+}
+
+/* Confirmation (runner.h): the contenders in BENCH_CONFIRM_ROUNDS rounds,
+ * each round in an order rotated by one, within the search budget. */
+static void run_confirm(bench_runner_t *rn, bench_run_t *run, int model_fd, Acceld__BenchmarkWorkerJob *job,
+                        const search_t *se) {
+        contender_t v[BENCH_CONFIRM_MAX];
+        size_t n = confirm_pick(run, v), n_confirmed = 0, rounds = 0;
+        bool spent = false;
+
+        if (n < 2)
+                return;
+        /* Two rounds at least (a range needs two), else none. */
+        if (search_left_us(rn, se) < 2 * confirm_round_cost_us(run, v, n)) {
+                log_info("benchmark of model %s: no confirmation rounds, the search budget left is below two rounds "
+                         "of its %zu closest candidates", run->sha256, n);
+                for (size_t k = 0; k < n; k++)
+                        free(v[k].times);
+                return;
+        }
+        for (size_t r = 0; r < BENCH_CONFIRM_ROUNDS && !spent && !runner_stopping(rn); r++) {
+                /* Whole rounds only: a round that could not end within the
+                 * budget is not started. */
+                if (search_left_us(rn, se) < confirm_round_cost_us(run, v, n)) {
+                        spent = true;
+                        break;
+                }
+                for (size_t j = 0; j < n && !runner_stopping(rn); j++) {
+                        contender_t *x = &v[(j + r) % n];
+                        int64_t left = search_left_us(rn, se);
+                        size_t jobs_left = (BENCH_CONFIRM_ROUNDS - r) * n - j;
+
+                        if (left <= 0) {
+                                spent = true;
+                                break;
+                        }
+                        if (!x->failed)
+                                confirm_round(rn, run, model_fd, job, x,
+                                              left == INT64_MAX ? INT64_MAX : left / (int64_t) jobs_left);
+                }
+                rounds += !spent;
+        }
+        for (size_t k = 0; k < n; k++) {
+                if (!v[k].failed && v[k].rounds >= 2 && !runner_stopping(rn)) {
+                        confirm_record(rn, run, &v[k]);
+                        n_confirmed++;
+                }
+                free(v[k].times);
+        }
+        log_info("benchmark of model %s: %zu of %zu candidates within %.2fx of the best confirmed in %zu "
+                 "interleaved rounds%s", run->sha256, n_confirmed, n, BENCH_CONFIRM_FACTOR, rounds,
+                 spent ? " (the search budget ran out)" : "");
+}
+
 static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         _cleanup_close_ int model_fd = -1;
         rt_settings_t *gen = NULL;
@@ -1119,6 +1407,8 @@ static void run_execute(bench_runner_t *rn, bench_run_t *run) {
         if (n_pruned || n_over)
                 log_info("benchmark of model %s: %zu candidates, %zu pruned as clearly slower, %zu not run "
                          "(search budget %u ms)", run->sha256, run->n, n_pruned, n_over, rn->budget_ms);
+        if (se.generated && !runner_stopping(rn))
+                run_confirm(rn, run, model_fd, &job, &se);
         /* This machine's round trip now, under the load the candidates
          * just ran under: the placement of the decisions made next. */
         (void) bench_placement_measure();

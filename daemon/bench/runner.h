@@ -54,6 +54,7 @@ typedef struct bench_candidate {
         bool ok;
         bool pruned;                    /* stopped early as clearly slower */
         uint32_t runs;                  /* timed runs it made */
+        uint32_t rounds;                /* confirmation rounds behind median_us, 0: none */
         int64_t median_us, p90_us, init_us; /* -1: none */
         int32_t max_memory_kb;          /* -1: none */
         char error[256];                /* "" when it ran to END */
@@ -98,6 +99,22 @@ void bench_request_done(bench_request_t *r);
  * alike): a candidate 4x slower on a 100 ms model costs seconds. Two, not
  * one: on a loaded machine one run alone can be descheduled for 100 ms. */
 #define BENCH_PRUNE_EARLY_FACTOR 4.0
+/* Confirmation (docs/benchmarking.md, "Confirmation"): after a generated
+ * search, the correct candidates not pruned whose median is within
+ * BENCH_CONFIRM_FACTOR of the best or BENCH_PRUNE_MIN_GAP_US above it (at
+ * most BENCH_CONFIRM_MAX, fastest first; when the fastest is a stage-2
+ * variant, also the fastest plain setting however far behind) run
+ * BENCH_CONFIRM_ROUNDS more rounds, interleaved: each round
+ * runs each of them once in a fresh worker, the order rotated by one
+ * from round to round, so a slow minute of the machine falls on all of
+ * them alike. Each one's END event is then recorded again with the runs
+ * of every round and each round's median (worker.h); selection weighs the
+ * median of the round medians and their range (bench/select.h). The
+ * rounds share the search budget; fewer than 2 completed rounds leave a
+ * candidate's first measurement as it was. */
+#define BENCH_CONFIRM_ROUNDS 5
+#define BENCH_CONFIRM_FACTOR 1.5
+#define BENCH_CONFIRM_MAX 4
 /* The default of acceld.conf's benchmark_budget_ms. */
 #define BENCH_DEFAULT_BUDGET_MS 120000
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "acceleration.pb-c.h"
+#include "candidates.h"
 #include "placement.h"
 #include "select.h"
 #include "settings.h"
@@ -16,7 +17,10 @@
 typedef struct eligible {
         const store_event_t *e;         /* latest END/ERROR of its key */
         bool ok;
-        int64_t median_us;
+        int64_t median_us;              /* of its round medians when it has rounds */
+        size_t rounds;                  /* interleaved rounds behind median_us, 0: one run */
+        int64_t round_min_us, round_max_us; /* the range of its round medians */
+        bool variant;                   /* a stage-2 variant (bench_candidate_is_variant()) */
         int32_t threads;
         bool cpu;
         uint32_t pruned;                /* runs after which it was pruned, 0: not */
@@ -85,12 +89,44 @@ int bench_select(store_db_t *db, const char *model_sha256, int preference, const
                                  ret);
 }
 
+static int cmp_i64(const void *a, const void *b) {
+        int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+int64_t bench_select_event_median(const Tflite__Proto__BenchmarkEvent *ev, int64_t fallback_us, size_t *ret_rounds,
+                                  int64_t *ret_min_us, int64_t *ret_max_us) {
+        int64_t v[BENCH_SELECT_MAX_ROUNDS];
+        size_t n = daemon_worker_event_round_medians(ev, v, ELEMENTSOF(v));
+
+        if (n > ELEMENTSOF(v))
+                n = ELEMENTSOF(v);
+        if (ret_rounds)
+                *ret_rounds = n >= 2 ? n : 0;
+        if (n < 2) {
+                if (ret_min_us)
+                        *ret_min_us = fallback_us;
+                if (ret_max_us)
+                        *ret_max_us = fallback_us;
+                return fallback_us;
+        }
+        qsort(v, n, sizeof(v[0]), cmp_i64);
+        if (ret_min_us)
+                *ret_min_us = v[0];
+        if (ret_max_us)
+                *ret_max_us = v[n - 1];
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* The candidates selection weighs: the latest END/ERROR of each key. */
 typedef struct selection {
         eligible_t *el;
         Tflite__Proto__BenchmarkEvent **decoded;        /* el[k]'s event, when it is decoded */
         size_t n_el, n_ok;
-        ssize_t fastest;
+        ssize_t fastest;                /* after selection_settle(): the setting kept */
+        ssize_t raw_fastest;            /* the lowest median */
+        char note[1536];                /* settle's comparisons (selection_settle()) */
         size_t n_inaccurate;
         char inaccurate[512];   /* the settings left out for accuracy, and why */
 } selection_t;
@@ -142,6 +178,9 @@ static void selection_qualify(selection_t *sel, const store_evaluation_t *evals,
                         rt_settings_init(&s);
                 el->threads = rt_settings_num_threads(&s, 1);
                 el->pruned = daemon_worker_event_pruned_runs(ev);
+                el->variant = bench_candidate_is_variant(&s);
+                el->median_us = bench_select_event_median(ev, el->median_us, &el->rounds, &el->round_min_us,
+                                                          &el->round_max_us);
                 el->cpu = s.delegate == RT_DELEGATE_NONE;
                 rt_settings_label(&s, el->label, sizeof(el->label));
                 if (accuracy_dropped(evals, n_evals, &s, max_drop, why, sizeof(why))) {
@@ -162,6 +201,115 @@ static void selection_qualify(selection_t *sel, const store_evaluation_t *evals,
         }
 }
 
+/* The margin by which a must beat b (us): the wider range of the two
+ * settings' round medians (what one setting measured from round to
+ * round), and at least BENCH_VARIANT_MIN_GAIN of the slower median (one
+ * round has no range). */
+static int64_t margin_us(const eligible_t *a, const eligible_t *b) {
+        int64_t slower = a->median_us > b->median_us ? a->median_us : b->median_us;
+        int64_t need = (int64_t) ((double) slower * BENCH_VARIANT_MIN_GAIN + 0.5);
+
+        if (a->rounds && a->round_max_us - a->round_min_us > need)
+                need = a->round_max_us - a->round_min_us;
+        if (b->rounds && b->round_max_us - b->round_min_us > need)
+                need = b->round_max_us - b->round_min_us;
+        return need;
+}
+
+/* Whether a is faster than b by more than the margin. */
+static bool beats(const eligible_t *a, const eligible_t *b) {
+        return b->median_us - a->median_us > margin_us(a, b);
+}
+
+/* "xnnpack/1t 2663 us (5 rounds, 2630 .. 2701)" */
+static void describe_median(const eligible_t *e, char *buf, size_t size) {
+        if (e->rounds)
+                (void) snprintf(buf, size, "%s %lld us (%zu rounds, %lld .. %lld)", e->label,
+                                (long long) e->median_us, e->rounds, (long long) e->round_min_us,
+                                (long long) e->round_max_us);
+        else
+                (void) snprintf(buf, size, "%s %lld us", e->label, (long long) e->median_us);
+}
+
+/* Append to sel->note how challenger c (a variant, or more threads)
+ * compared with k, the setting kept so far. */
+static void note_compare(selection_t *sel, const eligible_t *c, const eligible_t *k, bool won) {
+        size_t len = strlen(sel->note);
+        char a[160], b[160];
+
+        if (len >= sizeof(sel->note))
+                return;
+        describe_median(c, a, sizeof(a));
+        describe_median(k, b, sizeof(b));
+        (void) snprintf(sel->note + len, sizeof(sel->note) - len,
+                        "; %s%s %s %s by %lld us, %s the margin of %lld us (the wider range of their round "
+                        "medians, at least %g%% of the slower median)%s%s%s",
+                        c->variant ? "the variant " : "", a, won ? "beats" : "is faster than", b,
+                        (long long) (k->median_us - c->median_us), won ? "more than" : "not more than",
+                        (long long) margin_us(c, k), BENCH_VARIANT_MIN_GAIN * 100,
+                        won ? "" : ": within the noise, ", won ? "" : k->label, won ? "" : " is kept");
+}
+
+/* The plain settings in order of threads: one with more threads replaces
+ * the one kept only when it beats it by the margin (the same speed with
+ * more threads is not faster, only costlier, and two threads on a busy
+ * machine are the first to suffer); then the fastest variant must beat
+ * the kept setting by the margin. sel->fastest becomes the setting kept
+ * (sel->raw_fastest the lowest median), sel->note says who lost within
+ * the noise or won by more. */
+static void selection_settle(selection_t *sel) {
+        const eligible_t *el = sel->el;
+        ssize_t kept = -1, v = -1;
+        int32_t above = -1;
+
+        sel->raw_fastest = sel->fastest;
+        if (sel->fastest < 0)
+                return;
+        for (;;) {
+                ssize_t next = -1;
+
+                for (size_t k = 0; k < sel->n_el; k++)
+                        if (el[k].ok && !el[k].variant && el[k].threads > above &&
+                            (next < 0 || el[k].threads < el[next].threads ||
+                             (el[k].threads == el[next].threads && el[k].median_us < el[next].median_us)))
+                                next = (ssize_t) k;
+                if (next < 0)
+                        break;
+                above = el[next].threads;
+                if (kept < 0)
+                        kept = next;
+                else if (beats(&el[next], &el[kept])) {
+                        note_compare(sel, &el[next], &el[kept], true);
+                        kept = next;
+                } else if (el[next].median_us < el[kept].median_us)
+                        note_compare(sel, &el[next], &el[kept], false);
+        }
+        for (size_t k = 0; k < sel->n_el; k++)
+                if (el[k].ok && el[k].variant && (v < 0 || el[k].median_us < el[v].median_us))
+                        v = (ssize_t) k;
+        if (kept < 0)
+                kept = v;
+        else if (v >= 0 && el[v].median_us < el[kept].median_us) {
+                bool won = beats(&el[v], &el[kept]);
+
+                note_compare(sel, &el[v], &el[kept], won);
+                if (won)
+                        kept = v;
+        }
+        sel->fastest = kept;
+}
+
+/* At the same thread count, whether a is preferred to b: a variant over
+ * a plain setting only when it beats it by the margin, else the lower
+ * median. */
+static bool preferred_to(const eligible_t *a, const eligible_t *b) {
+        if (a->variant && !b->variant)
+                return beats(a, b);
+        if (!a->variant && b->variant)
+                return !beats(b, a);
+        return a->median_us < b->median_us;
+}
+
 /* LOW_POWER: the fewest threads within 10% of the fastest median. */
 static ssize_t pick_low_power(const selection_t *sel, char *reason, size_t reason_size) {
         const eligible_t *el = sel->el;
@@ -173,7 +321,7 @@ static ssize_t pick_low_power(const selection_t *sel, char *reason, size_t reaso
                 if (!el[k].ok || (double) el[k].median_us > 1.1 * (double) el[fastest].median_us)
                         continue;
                 if (best < 0 || el[k].threads < el[best].threads ||
-                    (el[k].threads == el[best].threads && el[k].median_us < el[best].median_us))
+                    (el[k].threads == el[best].threads && preferred_to(&el[k], &el[best])))
                         best = (ssize_t) k;
         }
         if (best >= 0)
@@ -209,6 +357,12 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
 
         if (best < 0)
                 return -1;
+        if (best != sel->raw_fastest) {
+                (void) snprintf(reason, reason_size, "%s: %s is kept (median %lld us) of %zu correct settings%s",
+                                pref_name(preference), el[best].label, (long long) el[best].median_us, sel->n_ok,
+                                sel->note);
+                return best;
+        }
         for (size_t k = 0; k < sel->n_el; k++)
                 if (el[k].ok && (ssize_t) k != best && (second < 0 || el[k].median_us < el[second].median_us))
                         second = (ssize_t) k;
@@ -221,6 +375,12 @@ static ssize_t pick_fastest(const selection_t *sel, int preference, char *reason
         else
                 (void) snprintf(reason, reason_size, "%s: %s is the only correct setting (median %lld us)",
                                 pref_name(preference), el[best].label, (long long) el[best].median_us);
+        if (sel->note[0]) {
+                size_t len = strlen(reason);
+
+                if (len < reason_size)
+                        (void) snprintf(reason + len, reason_size - len, "%s", sel->note);
+        }
         return best;
 }
 
@@ -244,8 +404,11 @@ static void reason_append_medians(const selection_t *sel, char *reason, size_t s
                         v[n++] = &sel->el[k];
         qsort(v, n, sizeof(*v), cmp_median);
         for (size_t i = 0; i < n && len < size; i++) {
-                int w = snprintf(reason + len, size - len, "%s%s %lld us", i ? ", " : "; measured: ", v[i]->label,
-                                 (long long) v[i]->median_us);
+                char one[160];
+                int w;
+
+                describe_median(v[i], one, sizeof(one));
+                w = snprintf(reason + len, size - len, "%s%s", i ? ", " : "; measured: ", one);
 
                 if (w > 0)
                         len += (size_t) w;
@@ -350,6 +513,7 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
         }
         selection_collect(&sel, v, n);
         selection_qualify(&sel, evals, n_evals, max_accuracy_drop);
+        selection_settle(&sel);
 
         switch (preference) {
         case TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER:

@@ -8,6 +8,19 @@
  *                     lowest median (ties: the lower median);
  *   FORCE_CPU         the CPU path: the best reference-kernel setting
  *                     (delegate NONE).
+ * A setting's median is the median of its round medians when the runner
+ * confirmed it in interleaved rounds (the END event's round medians,
+ * worker.h), else the median of its runs. For ANY and LOW_LATENCY a
+ * costlier setting must beat the one kept by a margin, the wider range of
+ * the two settings' round medians and at least BENCH_VARIANT_MIN_GAIN of
+ * the slower median: among the plain settings (reference, XNNPACK at a
+ * thread count, plugins), one with more threads replaces the fastest with
+ * fewer only by that margin; a stage-2 variant (sparse, a quantized path
+ * off, FP16, a partitioning choice: bench_candidate_is_variant()) then
+ * replaces the plain setting kept only by that margin. Within the noise
+ * the reason says which was kept, with both medians, their ranges and
+ * the margin; LOW_POWER prefers, at one thread count, a plain setting to
+ * a variant within the noise.
  * Accuracy: when the model has a recorded top-1 accuracy (stage
  * "topk") or mAP ("detection") both for the setting (its daemon instance
  * key) and for the reference kernels (any key "delegate=NONE;..."), the
@@ -31,6 +44,19 @@
  */
 int bench_select_with(store_db_t *db, const char *model_sha256, int preference, uint32_t uid,
                       const char *driver_versions, double max_accuracy_drop, store_decision_t *ret);
+
+/* The least a variant must gain over the plain setting, as a fraction of
+ * the plain setting's median. */
+#define BENCH_VARIANT_MIN_GAIN 0.03
+/* Round medians read from one event at most. */
+#define BENCH_SELECT_MAX_ROUNDS 16
+
+/* The median of ev's round medians (and their count, min and max) when
+ * it has two or more, else fallback_us (its runs' median; count 0, min =
+ * max = fallback_us). The pointers may be NULL. */
+struct Tflite__Proto__BenchmarkEvent;
+int64_t bench_select_event_median(const struct Tflite__Proto__BenchmarkEvent *ev, int64_t fallback_us,
+                                  size_t *ret_rounds, int64_t *ret_min_us, int64_t *ret_max_us);
 
 /* The default of the max_accuracy_drop setting. */
 #define BENCH_DEFAULT_MAX_ACCURACY_DROP 0.01

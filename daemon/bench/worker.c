@@ -576,6 +576,27 @@ uint32_t daemon_worker_event_pruned_runs(const Tflite__Proto__BenchmarkEvent *ev
         return 0;
 }
 
+size_t daemon_worker_event_round_medians(const Tflite__Proto__BenchmarkEvent *ev, int64_t *ret, size_t max) {
+        size_t n = 0;
+
+        for (size_t i = 0; ev && i < ev->base.n_unknown_fields; i++) {
+                const ProtobufCMessageUnknownField *f = &ev->base.unknown_fields[i];
+                uint64_t v = 0;
+
+                if (f->tag != DAEMON_WORKER_EVENT_FIELD_ROUND_MEDIAN || f->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT)
+                        continue;
+                for (size_t k = 0; k < f->len && k < 10; k++) {
+                        v |= (uint64_t) (f->data[k] & 0x7f) << (7 * k);
+                        if (!(f->data[k] & 0x80))
+                                break;
+                }
+                if (n < max)
+                        ret[n] = v > INT64_MAX ? INT64_MAX : (int64_t) v;
+                n++;
+        }
+        return n;
+}
+
 int daemon_worker_main(int argc, char **argv) {
         _cleanup_free_ uint8_t *buf = NULL;
         size_t n = 0;

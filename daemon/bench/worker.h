@@ -44,6 +44,17 @@
 struct Tflite__Proto__BenchmarkEvent;
 uint32_t daemon_worker_event_pruned_runs(const struct Tflite__Proto__BenchmarkEvent *ev);
 
+/* Ours too, repeated varint: the END event the runner records for a
+ * candidate confirmed in interleaved rounds (bench/runner.h,
+ * "Confirmation") carries each round's median inference time, in round
+ * order; its inference_time_us then holds the runs of every round. */
+#define DAEMON_WORKER_EVENT_FIELD_ROUND_MEDIAN 1001
+
+/* The event's round medians (its DAEMON_WORKER_EVENT_FIELD_ROUND_MEDIAN
+ * fields), at most max of them into ret; returns how many there are
+ * (0: a single round, the event's own runs). NULL-safe. */
+size_t daemon_worker_event_round_medians(const struct Tflite__Proto__BenchmarkEvent *ev, int64_t *ret, size_t max);
+
 /* Worker entry, from main() when argv[1] is DAEMON_WORKER_ARG. Returns the
  * process exit status. */
 int daemon_worker_main(int argc, char **argv);

@@ -165,12 +165,15 @@ static const config_entry_t config_table[] = {
         UINT("benchmark_budget_ms", benchmark_budget_ms, 0, 86400000, 120000,
              "Time one benchmark run may take over all its candidates: none starts once it is spent, and "
              "each one's timed runs stop at its share of what is left (after 3 runs). 0 = no budget."),
-        UINT("client_placement_max_us", client_placement_max_us, 0, 60000000, 2000,
+        UINT("client_placement_max_us", client_placement_max_us, 0, 60000000, 10000,
              "Placement: a model computing in at most this many us may run in the client's process when "
-             "its round trip costs more than client_placement_max_overhead. 0 = off."),
+             "its round trip costs more than client_placement_max_overhead of its compute. 0 = off."),
         FRACTION("client_placement_max_overhead", client_placement_max_overhead, 30000,
                  "Placement: the fraction of a model's compute the round trip may add before the model "
                  "runs in the client."),
+        UINT("client_placement_min_served", client_placement_min_served, 0, 16, 0,
+             "Placement of the client's own settings (no benchmark decision): placed from the median "
+             "compute of this many served executions, served until then. 0 = never placed."),
 };
 
 static void *entry_ptr(daemon_config_t *c, const config_entry_t *e) {

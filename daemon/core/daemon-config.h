@@ -83,6 +83,9 @@ typedef struct daemon_config {
          * of that compute runs in the client's process. */
         uint64_t client_placement_max_us;
         double client_placement_max_overhead;
+        /* Settings no benchmark decision covers (the client's own) are
+         * placed from this many served executions' compute; 0 = never. */
+        uint64_t client_placement_min_served;
 } daemon_config_t;
 
 /* Fill `c` with the built-in defaults. Never fails. */

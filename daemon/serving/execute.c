@@ -302,6 +302,8 @@ static void execute_done(daemon_job_t *job, int r) {
                 uint64_t total_us = (uv_hrtime() - rq->received_ns) / 1000;
 
                 bench_placement_note_served(total_us > out->compute_us ? total_us - out->compute_us : 0);
+                if (j->batch_n <= 1)
+                        bench_placement_note_compute(j->instance->key, out->compute_us);
         }
         out->has_zero_copy = 1;
         out->zero_copy = j->zero_copy;

@@ -7,6 +7,7 @@
 
 #include "serving-internal.h"
 #include "lane.h"
+#include "bench/placement.h"
 
 /* A lane thread asleep on the futex re-checks its stop flag this often
  * (the loop wakes it when it stops it; this bounds a missed wake-up). */
@@ -120,6 +121,8 @@ static void lane_serve(serving_lane_t *l, uint32_t seq) {
         c->zero_copy = r == 0 && j->zero_copy;
         c->queue_us = (started - received) / 1000;
         c->compute_us = (finished - started) / 1000;
+        if (r == 0)
+                bench_placement_note_compute(j->instance->key, c->compute_us);
         /* Publish, then wake a client that sleeps (or is about to: it sets
          * client_waiting before it checks done_seq a last time). */
         __atomic_store_n(&c->done_seq, seq, __ATOMIC_SEQ_CST);

@@ -334,21 +334,30 @@ static void prepare_run(daemon_job_t *job) {
 /* Placement (bench/placement.h): asked by a client that holds the bytes,
  * decided again now with this machine's current round trip. */
 static void prepare_placement(serving_job_t *j, const daemon_instance_t *inst, Acceld__PrepareModelResponse *out) {
-        char not_eligible[160] = "", why[320];
+        char not_eligible[160] = "", why[400], from[64] = "";
+        int64_t compute_us = j->decision_compute_us;
         uint8_t *sb = NULL;
         size_t sn = 0;
 
         if (!j->client_placement)
                 return;
+        if (compute_us < 0) {
+                /* No benchmark decision covers these settings (the
+                 * client's own, or none yet): what served executions of
+                 * this instance took. */
+                size_t n = 0;
+
+                compute_us = bench_placement_served_compute_us(inst->key, &n);
+                (void) snprintf(from, sizeof(from), "the median of %zu served executions", n);
+        }
         if (j->placement_daemon)
                 (void) snprintf(not_eligible, sizeof(not_eligible), "the settings ask for \"placement\": \"daemon\"");
-        else if (j->decision_compute_us < 0)
-                (void) snprintf(not_eligible, sizeof(not_eligible), "no benchmark decision applies to these settings");
         else
                 bench_placement_instance_check(inst, not_eligible, sizeof(not_eligible));
         out->has_placement = 1;
         out->placement = ACCELD__PLACEMENT__PLACEMENT_DAEMON;
-        if (bench_placement_decide(&inst->settings, j->decision_compute_us, not_eligible, why, sizeof(why)) &&
+        if (bench_placement_decide_from(&inst->settings, compute_us, from[0] ? from : NULL, not_eligible, why,
+                                        sizeof(why)) &&
             rt_settings_pack(&inst->settings, &sb, &sn) == 0) {
                 void *copy = daemon_request_alloc(j->rq, sn ? sn : 1);
 

@@ -210,7 +210,7 @@ START_TEST(test_placement_tiny_model_runs_in_the_client) {
                 accel_daemon_status_t *st = NULL;
 
                 ck_assert_msg(accel_get_status(c, &st) == 0, "%s", accel_last_error());
-                ck_assert_uint_eq(st->placement.max_compute_us, 2000);
+                ck_assert_uint_eq(st->placement.max_compute_us, 10000);
                 ck_assert(st->placement.max_overhead > 0.029 && st->placement.max_overhead < 0.031);
                 ck_assert_int_gt(st->placement.socket_round_trip_us, 0);
                 /* Lanes are on (max_lanes' default): the served invokes
@@ -411,6 +411,123 @@ START_TEST(test_placement_plugin_model_stays_in_the_daemon) {
 }
 END_TEST
 
+/* Set the median of every END event of `sha` (what a decision's compute
+ * is read from when the setting was not confirmed in rounds). */
+static void set_end_medians(const harness_daemon_t *d, const char *sha, int64_t us) {
+        sqlite3_stmt *st = NULL;
+        char path[512];
+        sqlite3 *db;
+
+        (void) snprintf(path, sizeof(path), "%s/acceld.db", d->state);
+        ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_busy_timeout(db, 10000), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db,
+                "UPDATE benchmark_events SET median_inference_us = ?1 WHERE model_sha256 = ?2 AND event_type = 2",
+                -1, &st, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_bind_int64(st, 1, us), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_bind_text(st, 2, sha, -1, SQLITE_STATIC), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+        ck_assert_int_ge(sqlite3_changes(db), 1);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+}
+
+/* Placement follows the round trip's share of compute up to
+ * client_placement_max_us (default 10000), not a fixed 2 ms: with an
+ * overhead threshold of a millionth, any measured round trip is over it,
+ * so a decision computing in 5000 us (over the old 2000 us bound) is
+ * placed in the client, one of 20000 us is not (over the bound), and
+ * GetStatus reports the default bound. */
+START_TEST(test_placement_above_2ms_follows_the_overhead) {
+        const char *const cands[] = { XNNPACK_1T, REFERENCE };
+        const golden_model_t *g = golden(TINY);
+        harness_daemon_t d = {};
+        accel_daemon_status_t *st = NULL;
+        accel_client_t *c;
+        accel_interp_t *it;
+        const char *sha;
+
+        harness_faulty_up(&d, "client_placement_max_overhead = 0.000001\n");
+        c = client(&d);
+        sha = bench(c, g->path, cands, 2);
+        ck_assert_msg(accel_get_status(c, &st) == 0, "%s", accel_last_error());
+        ck_assert_uint_eq(st->placement.max_compute_us, 10000);
+        ck_assert_int_gt(st->placement.round_trip_us, 0);
+        (void) accel_daemon_status_free(st);
+
+        set_end_medians(&d, sha, 5000);
+        it = prepare(&d, g->path, NULL);
+        ck_assert_str_eq(accel_interp_placement(it), "client");
+        ck_assert_msg(strncmp(accel_interp_placement_reason(it), "client: compute 5000 us, round trip ", 36) == 0,
+                      "%s", accel_interp_placement_reason(it));
+        run_golden(it, g);
+        accel_interp_delete(it);
+
+        set_end_medians(&d, sha, 20000);
+        it = prepare(&d, g->path, NULL);
+        ck_assert_str_eq(accel_interp_placement(it), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(it),
+                             "daemon: compute 20000 us is over client_placement_max_us (10000)") != NULL,
+                      "%s", accel_interp_placement_reason(it));
+        run_golden(it, g);
+        accel_interp_delete(it);
+
+        /* The client's own settings, by default (client_placement_min_served
+         * = 0), stay served however often they ran. */
+        it = prepare(&d, g->path, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        for (int i = 0; i < 6; i++)
+                run_golden(it, g);
+        accel_interp_delete(it);
+        it = prepare(&d, g->path, "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}");
+        ck_assert_str_eq(accel_interp_placement(it), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(it), "client_placement_min_served = 0") != NULL, "%s",
+                      accel_interp_placement_reason(it));
+        accel_interp_delete(it);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
+/* With client_placement_min_served = 5 the client's own settings
+ * (XNNPACK at 1 thread, no benchmark at all) are placeable: before any
+ * execution there is no compute to decide from, so the model is served;
+ * after 5 served executions their median compute is the estimate, and the
+ * next prepare with the same settings runs in the client, with golden
+ * results there. */
+START_TEST(test_placement_explicit_settings_from_served_compute) {
+        const golden_model_t *g = golden(TINY);
+        harness_daemon_t d = {};
+        accel_client_t *c;
+        accel_interp_t *served, *local;
+
+        harness_faulty_up(&d, "client_placement_min_served = 5\n");
+        c = client(&d);
+        served = prepare(&d, g->path, XNNPACK_1T);
+        ck_assert_str_eq(accel_interp_placement(served), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(served), "daemon: no measured compute time") != NULL,
+                      "%s", accel_interp_placement_reason(served));
+        for (int i = 0; i < 4; i++)
+                run_golden(served, g);
+        /* Four are not enough. */
+        local = prepare(&d, g->path, XNNPACK_1T);
+        ck_assert_str_eq(accel_interp_placement(local), "daemon");
+        accel_interp_delete(local);
+        run_golden(served, g);
+        local = prepare(&d, g->path, XNNPACK_1T);
+        ck_assert_str_eq(accel_interp_placement(local), "client");
+        ck_assert_msg(strstr(accel_interp_placement_reason(local), "runs in the client; compute: the median of 5 "
+                                                                   "served executions") != NULL,
+                      "%s", accel_interp_placement_reason(local));
+        ck_assert_msg(strstr(accel_interp_settings_key(local), "XNNPACK") != NULL, "%s",
+                      accel_interp_settings_key(local));
+        run_golden(local, g);
+        accel_interp_delete(local);
+        accel_interp_delete(served);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
 int main(int argc, char **argv) {
         Suite *s = suite_create("acceld-placement");
         TCase *tc = tcase_create("placement");
@@ -433,6 +550,8 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_placement_off_keeps_everything_served);
         tcase_add_test(tc, test_placement_without_lanes_counts_the_socket);
         tcase_add_test(tc, test_placement_plugin_model_stays_in_the_daemon);
+        tcase_add_test(tc, test_placement_above_2ms_follows_the_overhead);
+        tcase_add_test(tc, test_placement_explicit_settings_from_served_compute);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);

@@ -434,6 +434,68 @@ static void record_pruned(const char *json, int64_t t1, int64_t t2, int64_t t3) 
         rt_settings_done(&s);
 }
 
+/* An END (ok) of a setting confirmed in interleaved rounds, as the
+ * runner records it: the runs of every round (here one run per round, the
+ * round's median) and BenchmarkEvent field 1001 once per round. */
+static void record_rounds(const char *json, const int64_t *medians, size_t n) {
+        rt_settings_t s;
+        char err[256];
+        uint8_t *eb, varints[8][10];
+        size_t en;
+        Tflite__Proto__BenchmarkEvent ev = TFLITE__PROTO__BENCHMARK_EVENT__INIT;
+        Tflite__Proto__BenchmarkResult res = TFLITE__PROTO__BENCHMARK_RESULT__INIT;
+        ProtobufCMessageUnknownField u[8];
+
+        ck_assert_uint_le(n, 8);
+        for (size_t i = 0; i < n; i++) {
+                uint64_t v = (uint64_t) medians[i];
+                size_t k = 0;
+
+                do {
+                        varints[i][k] = (uint8_t) ((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+                        v >>= 7;
+                        k++;
+                } while (v);
+                u[i] = (ProtobufCMessageUnknownField) { .tag = DAEMON_WORKER_EVENT_FIELD_ROUND_MEDIAN,
+                                                        .wire_type = PROTOBUF_C_WIRE_TYPE_VARINT, .len = k,
+                                                        .data = varints[i] };
+        }
+        ck_assert_int_eq(rt_settings_parse_json(json, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(rt_settings_to_proto(&s, &ev.tflite_settings), 0);
+        ev.has_event_type = 1;
+        ev.event_type = TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END;
+        res.has_ok = 1;
+        res.ok = 1;
+        res.n_inference_time_us = n;
+        res.inference_time_us = (int64_t *) medians;
+        ev.result = &res;
+        ev.base.n_unknown_fields = n;
+        ev.base.unknown_fields = u;
+        en = tflite__proto__benchmark_event__get_packed_size(&ev);
+        eb = malloc(en);
+        (void) tflite__proto__benchmark_event__pack(&ev, eb);
+        {
+                Tflite__Proto__BenchmarkEvent *back = tflite__proto__benchmark_event__unpack(NULL, en, eb);
+                int64_t got[8];
+
+                ck_assert_ptr_nonnull(back);
+                ck_assert_uint_eq(daemon_worker_event_round_medians(back, got, 8), n);
+                for (size_t i = 0; i < n; i++)
+                        ck_assert_int_eq(got[i], medians[i]);
+                tflite__proto__benchmark_event__free_unpacked(back, NULL);
+        }
+        ck_assert_int_eq(store_event_insert(db, sha, NULL, "x=1", eb, en, NULL), 0);
+        free(eb);
+        tflite__proto__tflite_settings__free_unpacked(ev.tflite_settings, NULL);
+        rt_settings_done(&s);
+}
+
+#define X1 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
+/* X1_SPARSE as the settings JSON writes it back. */
+#define X1_SPARSE_JSON "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1,\"flags\":8}}"
+#define X2 "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":2}}"
+#define X1_SPARSE "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1,\"sparse_inference\":true}}"
+
 static char *best_json(int pref) {
         store_decision_t d = {};
         rt_settings_t s;
@@ -508,6 +570,104 @@ START_TEST(test_select_fastest_with_pruned) {
         ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__FORCE_CPU, "x=1", &d), 0);
         ck_assert_str_eq(d.settings_key, "");
         store_decision_done(&d);
+}
+END_TEST
+
+/* Full-range face detection on the idle machine: the sparse variant's
+ * median of round medians is 40 us below dense 1 thread's, but either
+ * setting's round medians range over 110 us or more: within the noise,
+ * so the plain setting is kept (for every preference that ranks by
+ * speed), and the reason says why with both medians and ranges. */
+START_TEST(test_select_variant_within_noise_keeps_plain) {
+        static const int64_t dense[] = { 2663, 2700, 2640, 2750, 2690 };
+        static const int64_t sparse[] = { 2600, 2720, 2650, 2580, 2660 };
+        store_decision_t d = {};
+        char *j;
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 90000, 90000, 90000);
+        record_rounds(X1, dense, 5);
+        record_rounds(X1_SPARSE, sparse, 5);
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", &d), 0);
+        ck_assert_msg(strstr(d.reason, "LOW_LATENCY: xnnpack/1t is kept (median 2690 us) of 3 correct settings; the "
+                                       "variant xnnpack/1t/sparse 2650 us (5 rounds, 2580 .. 2720) is faster than "
+                                       "xnnpack/1t 2690 us (5 rounds, 2640 .. 2750) by 40 us, not more than the "
+                                       "margin of 140 us") != NULL,
+                      "%s", d.reason);
+        ck_assert_msg(strstr(d.reason, "within the noise, xnnpack/1t is kept") != NULL, "%s", d.reason);
+        ck_assert_msg(strstr(d.reason, "; measured: xnnpack/1t/sparse 2650 us (5 rounds, 2580 .. 2720), xnnpack/1t "
+                                       "2690 us (5 rounds, 2640 .. 2750), reference 90000 us") != NULL,
+                      "%s", d.reason);
+        store_decision_done(&d);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__ANY);
+        ck_assert_str_eq(j, X1);
+        free(j);
+        /* Same thread count: LOW_POWER keeps the plain setting too. */
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_POWER);
+        ck_assert_str_eq(j, X1);
+        free(j);
+}
+END_TEST
+
+/* The same variant faster by more than either range (370 us against a
+ * range of 110 us) is chosen, and the reason gives the margin it beat. */
+START_TEST(test_select_variant_beyond_noise_wins) {
+        static const int64_t dense[] = { 2663, 2700, 2640, 2750, 2690 };
+        static const int64_t sparse[] = { 2300, 2350, 2320, 2310, 2340 };
+        store_decision_t d = {};
+
+        record_rounds(X1, dense, 5);
+        record_rounds(X1_SPARSE, sparse, 5);
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", &d), 0);
+        ck_assert_msg(strstr(d.reason, "LOW_LATENCY: xnnpack/1t/sparse has the lowest median inference time (2320 us)")
+                              != NULL, "%s", d.reason);
+        ck_assert_msg(strstr(d.reason, "; the variant xnnpack/1t/sparse 2320 us (5 rounds, 2300 .. 2350) beats "
+                                       "xnnpack/1t 2690 us (5 rounds, 2640 .. 2750) by 370 us, more than the "
+                                       "margin of 110 us") != NULL, "%s", d.reason);
+        store_decision_done(&d);
+}
+END_TEST
+
+/* Without rounds (one measurement each) a variant must still gain 3%:
+ * 2% is not enough, 10% is. */
+START_TEST(test_select_variant_single_round_min_gain) {
+        char *j;
+
+        record(X1, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 1000, 1000, 1000);
+        record(X1_SPARSE, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 980, 980, 980);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, X1);
+        free(j);
+        record(X1_SPARSE, TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 900, 900, 900);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, X1_SPARSE_JSON);
+        free(j);
+}
+END_TEST
+
+/* Plain settings with more threads replace fewer only by more than the
+ * noise: 2 threads 2926 us against 1 thread 2998 us, ranges of 135 and
+ * 220 us (full-range face detection on this machine): 1 thread is kept;
+ * 2 threads at 2500 us beat it. */
+START_TEST(test_select_more_threads_within_noise_keep_fewer) {
+        static const int64_t one[] = { 2998, 2958, 3178, 3000, 2990 };
+        static const int64_t two[] = { 2926, 2879, 3014, 2930, 2900 };
+        static const int64_t two_fast[] = { 2500, 2480, 2520, 2510, 2490 };
+        store_decision_t d = {};
+        char *j;
+
+        record("{}", TFLITE__PROTO__BENCHMARK_EVENT_TYPE__END, true, 90000, 90000, 90000);
+        record_rounds(X1, one, 5);
+        record_rounds(X2, two, 5);
+        ck_assert_int_eq(bench_select(db, sha, TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY, "x=1", &d), 0);
+        ck_assert_msg(strstr(d.reason, "LOW_LATENCY: xnnpack/1t is kept (median 2998 us) of 3 correct settings; "
+                                       "xnnpack/2t 2926 us (5 rounds, 2879 .. 3014) is faster than xnnpack/1t 2998 us "
+                                       "(5 rounds, 2958 .. 3178) by 72 us, not more than the margin of 220 us") != NULL,
+                      "%s", d.reason);
+        store_decision_done(&d);
+        record_rounds(X2, two_fast, 5);
+        j = best_json(TFLITE__PROTO__EXECUTION_PREFERENCE__LOW_LATENCY);
+        ck_assert_str_eq(j, X2);
+        free(j);
 }
 END_TEST
 
@@ -714,6 +874,10 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_select_preferences);
         tcase_add_test(tc, test_select_low_power_outside_margin);
         tcase_add_test(tc, test_select_fastest_with_pruned);
+        tcase_add_test(tc, test_select_variant_within_noise_keeps_plain);
+        tcase_add_test(tc, test_select_variant_beyond_noise_wins);
+        tcase_add_test(tc, test_select_variant_single_round_min_gain);
+        tcase_add_test(tc, test_select_more_threads_within_noise_keep_fewer);
         tcase_add_test(tc, test_select_nothing_correct);
         tcase_add_test(tc, test_select_decision_stored_and_invalidated);
         tcase_add_test(tc, test_select_accuracy_drop_excludes);

@@ -768,6 +768,66 @@ START_TEST(test_minibench_generated_follow_model) {
 }
 END_TEST
 
+/* The confirmation rounds of a generated search, through the real daemon
+ * and its SQLite log: on the test model every candidate computes in
+ * microseconds (within 1 ms of the best), so the fastest ones (at most 4)
+ * run 5 more interleaved rounds; each one's latest END carries the 5 round
+ * medians (field 1001) and the runs of every round, and
+ * selection's reason reports the medians with their rounds and range. */
+START_TEST(test_minibench_confirmed_in_rounds) {
+        harness_daemon_t d = {};
+        accel_client_t *c;
+        accel_bench_progress_t *p;
+        accel_bench_best_t *b = NULL;
+        char *model, path[400];
+        sqlite3 *db;
+        sqlite3_stmt *st;
+        int confirmed = 0, rows = 0;
+
+        up(&d);
+        c = client(&d);
+        model = harness_faulty_add_model(&d);
+        p = wait_run(c, start_runs(c, model, NULL, 0, 3));
+        free(model);
+        ck_assert_int_eq(accel_bench_best(c, p->model_sha256, 1, &b), 0);
+        ck_assert_msg(strstr(b->reason, " (5 rounds, ") != NULL, "%s", b->reason);
+        (void) accel_bench_best_free(b);
+
+        (void) snprintf(path, sizeof(path), "%s/acceld.db", d.state);
+        ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db,
+                "SELECT blob FROM benchmark_events WHERE event_type = 2 AND model_sha256 = ?1 ORDER BY id",
+                -1, &st, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_bind_text(st, 1, p->model_sha256, -1, SQLITE_STATIC), SQLITE_OK);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+                Tflite__Proto__BenchmarkEvent *ev = tflite__proto__benchmark_event__unpack(
+                        NULL, (size_t) sqlite3_column_bytes(st, 0), sqlite3_column_blob(st, 0));
+                size_t rounds = 0;
+
+                ck_assert_ptr_nonnull(ev);
+                for (size_t i = 0; i < ev->base.n_unknown_fields; i++)
+                        rounds += ev->base.unknown_fields[i].tag == 1001;
+                if (rounds) {
+                        ck_assert_uint_eq(rounds, 5);
+                        /* 3 runs a round at least (the job's 3 runs). */
+                        ck_assert_uint_ge(ev->result->n_inference_time_us, 15);
+                        ck_assert_int_eq(ev->result->ok, 1);
+                        confirmed++;
+                }
+                rows++;
+                tflite__proto__benchmark_event__free_unpacked(ev, NULL);
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        /* The first END of every candidate, then one more per confirmed one. */
+        ck_assert_int_ge(confirmed, 2);
+        ck_assert_int_eq(rows, (int) p->n_candidates + confirmed);
+        (void) accel_bench_progress_free(p);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
 static Suite *minibench_suite(void) {
         Suite *s = suite_create("minibench");
         TCase *tc = tcase_create("daemon");
@@ -784,6 +844,7 @@ static Suite *minibench_suite(void) {
         tcase_add_test(tc, test_minibench_pruned_recorded);
         tcase_add_test(tc, test_minibench_budget_bounds_search);
         tcase_add_test(tc, test_minibench_generated_follow_model);
+        tcase_add_test(tc, test_minibench_confirmed_in_rounds);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -40,7 +40,7 @@ def test_status(daemon):
     assert set(s["refusals"]) == set(ref["refusals"]) and set(s["cpu"]) == set(ref["cpu"])
     assert s["cpu"]["budget"] == ref["cpu"]["budget"] >= 1
     assert set(s["placement"]) == set(ref["placement"])
-    assert s["placement"]["max_compute_us"] == ref["placement"]["max_compute_us"] == 2000
+    assert s["placement"]["max_compute_us"] == ref["placement"]["max_compute_us"] == 10000
 
 
 def test_supported_operations_and_models(daemon, model):
