@@ -71,7 +71,14 @@ static int cmp_i64(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
-/* The helper: answers each 64-byte message with one of its own. */
+/* The service time of the delayed pings: about what a ~1 ms model
+ * computes while its client waits. */
+#define DELAYED_PINGS 40
+#define DELAY_NS 1000000ull
+
+/* The helper: answers each 64-byte message with one of its own; a
+ * message whose first byte is 1 is answered after DELAY_NS of busy work,
+ * as a lane or a worker answers after the model's compute. */
 static void *echo_main(void *userdata) {
         int fd = *(int *) userdata;
         char buf[64];
@@ -79,18 +86,50 @@ static void *echo_main(void *userdata) {
         for (;;) {
                 ssize_t n = read(fd, buf, sizeof(buf));
 
-                if (n <= 0 || write(fd, buf, (size_t) n) != n)
+                if (n <= 0)
+                        break;
+                if (buf[0] == 1) {
+                        uint64_t until = acc_now_ns() + DELAY_NS;
+
+                        while (acc_now_ns() < until)
+                                ;
+                }
+                if (write(fd, buf, (size_t) n) != n)
                         break;
         }
         return NULL;
 }
 
-int64_t bench_placement_measure(void) {
-        int64_t v[PINGS];
+/* The median of `count` pings, in microseconds; those of `delayed` ones
+ * less the echo's busy time. */
+static int64_t pings_median(int fd, int64_t *v, size_t count, bool delayed) {
         char buf[64] = { 0 };
+        size_t n = 0;
+
+        buf[0] = delayed ? 1 : 0;
+        for (; n < count; n++) {
+                uint64_t t0 = acc_now_ns();
+
+                if (write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf) ||
+                    read(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
+                        return -EIO;
+                v[n] = (int64_t) (acc_now_ns() - t0) - (delayed ? (int64_t) DELAY_NS : 0);
+        }
+        qsort(v, n, sizeof(v[0]), cmp_i64);
+        return v[n / 2] < 0 ? 0 : (v[n / 2] + 500) / 1000;
+}
+
+/* Two measures of the kernel's part of a round trip: back-to-back pings,
+ * and pings the echo answers after a millisecond of work. The second is
+ * what a served model of about that size pays on a machine whose idle
+ * CPU halts while the client waits: the client's wake-up from a halted
+ * vCPU (50-140 us on this project's 2-vCPU VM, where back-to-back pings
+ * measured 28-34 us and placement then served models over lanes that
+ * ran 1.4x native's time). The larger of the two is kept. */
+int64_t bench_placement_measure(void) {
+        int64_t v[PINGS], quick, delayed = -1;
         pthread_t th;
         int sv[2], r = 0;
-        size_t n = 0;
 
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
@@ -100,27 +139,21 @@ int64_t bench_placement_measure(void) {
                 (void) close(sv[1]);
                 return r;
         }
-        for (; n < PINGS; n++) {
-                uint64_t t0 = acc_now_us();
-
-                if (write(sv[0], buf, sizeof(buf)) != (ssize_t) sizeof(buf) ||
-                    read(sv[0], buf, sizeof(buf)) != (ssize_t) sizeof(buf)) {
-                        r = -EIO;
-                        break;
-                }
-                v[n] = (int64_t) (acc_now_us() - t0);
-        }
+        quick = pings_median(sv[0], v, PINGS, false);
+        if (quick >= 0)
+                delayed = pings_median(sv[0], v, DELAYED_PINGS, true);
         (void) shutdown(sv[0], SHUT_RDWR);
         (void) pthread_join(th, NULL);
         (void) close(sv[0]);
         (void) close(sv[1]);
-        if (r < 0 || n == 0)
-                return r < 0 ? r : -EIO;
-        qsort(v, n, sizeof(v[0]), cmp_i64);
+        if (quick < 0 || delayed < 0)
+                return quick < 0 ? quick : delayed;
+        if (delayed > quick)
+                quick = delayed;
         pthread_mutex_lock(&pl.mu);
-        pl.socket_us = v[n / 2];
+        pl.socket_us = quick;
         pthread_mutex_unlock(&pl.mu);
-        return v[n / 2];
+        return quick;
 }
 
 void bench_placement_note_served(uint64_t overhead_us) {

@@ -54,7 +54,7 @@ typedef struct bench_placement_config {
 /* The default of client_placement_min_served: settings no decision
  * covers stay served (docs/architecture.md, "Placement"). */
 #define BENCH_PLACEMENT_DEFAULT_MIN_SERVED 0
-#define BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD 0.03
+#define BENCH_PLACEMENT_DEFAULT_MAX_OVERHEAD 0.01
 
 void bench_placement_configure(const bench_placement_config_t *c);
 void bench_placement_get_config(bench_placement_config_t *ret);

@@ -168,7 +168,7 @@ static const config_entry_t config_table[] = {
         UINT("client_placement_max_us", client_placement_max_us, 0, 60000000, 10000,
              "Placement: a model computing in at most this many us may run in the client's process when "
              "its round trip costs more than client_placement_max_overhead of its compute. 0 = off."),
-        FRACTION("client_placement_max_overhead", client_placement_max_overhead, 30000,
+        FRACTION("client_placement_max_overhead", client_placement_max_overhead, 10000,
                  "Placement: the fraction of a model's compute the round trip may add before the model "
                  "runs in the client."),
         UINT("client_placement_min_served", client_placement_min_served, 0, 16, 0,

@@ -211,7 +211,7 @@ START_TEST(test_placement_tiny_model_runs_in_the_client) {
 
                 ck_assert_msg(accel_get_status(c, &st) == 0, "%s", accel_last_error());
                 ck_assert_uint_eq(st->placement.max_compute_us, 10000);
-                ck_assert(st->placement.max_overhead > 0.029 && st->placement.max_overhead < 0.031);
+                ck_assert(st->placement.max_overhead > 0.0099 && st->placement.max_overhead < 0.0101);
                 ck_assert_int_gt(st->placement.socket_round_trip_us, 0);
                 /* Lanes are on (max_lanes' default): the served invokes
                  * above went over a lane, and the estimate is the lane's
