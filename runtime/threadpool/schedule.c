@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The learned choice between running a parallel call on the caller alone
+ * ("inline") and on all the pool's threads (docs/architecture.md, "acceld's
+ * own thread pool"; docs/performance.md, "acceld's own pool").
+ *
+ * An XNNPACK runtime makes the same sequence of parallel calls on every
+ * invoke, one or more per operator. A small operator split into tiles
+ * loses more in handing out the tiles and waiting for the slowest thread
+ * than it gains, and a ~1 ms model is mostly small operators: so the
+ * driver brackets each invoke (rt_threadpool_invoke_begin/_end), the pool
+ * numbers the calls in between, and the schedule keeps one record per
+ * call number: the task and a digest of its ranges (to recognize the
+ * call), and the best time seen inline and in parallel.
+ *
+ * The first EXPLORE_INVOKES invokes explore: they alternate, as whole
+ * invokes, between all calls in parallel (the first, which also records
+ * the sequence) and all inline, and keep the minimum per call and way.
+ * Then each call runs the way that was faster, parallel only when clearly
+ * so (below PARALLEL_RATIO of inline). A call that does not match its
+ * record (another shape after a reshape, another sequence) runs in
+ * parallel, as does the rest of that invoke, and the next invoke starts
+ * learning anew; after MAX_RELEARNS such changes the schedule gives up and
+ * every call runs in parallel. XNNPACK's tiles compute disjoint parts of
+ * the outputs with the same code either way, so the choice never changes
+ * results, only where they are computed.
+ *
+ * Only the exploring invokes are timed (CLOCK_MONOTONIC, the vDSO). The
+ * invoke in progress is per thread: XNNPACK makes an invoke's calls on
+ * the thread that invokes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "threadpool-internal.h"
+
+#define EXPLORE_INVOKES 8u
+#define MAX_CALLS 16384u
+#define MAX_RELEARNS 8u
+#define PARALLEL_RATIO 0.9
+
+enum { WAY_PARALLEL, WAY_INLINE };
+
+typedef struct call_rec {
+        tp_fn_t fn;
+        uint64_t shape;
+        uint64_t best[2];       /* ns, per way; UINT64_MAX: not seen */
+        bool parallel;
+} call_rec_t;
+
+struct rt_threadpool_schedule {
+        bool learn;
+        bool learned;
+        bool disabled;          /* gave up: every call parallel */
+        uint32_t invokes;
+        uint32_t explored;      /* invokes explored since the record began */
+        uint32_t relearns;
+        uint32_t n_parallel;
+        call_rec_t *calls;
+        uint32_t n, cap;
+        /* The invoke in progress. */
+        uint32_t index;
+        bool broken;
+        bool recording;
+        int way;
+};
+
+static _Thread_local struct {
+        struct pthreadpool *pool;
+        rt_threadpool_schedule_t *s;
+} current;
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+rt_threadpool_schedule_t *rt_threadpool_schedule_new_with(bool learn) {
+        rt_threadpool_schedule_t *s = calloc(1, sizeof(*s));
+        if (s)
+                s->learn = learn;
+        return s;
+}
+
+rt_threadpool_schedule_t *rt_threadpool_schedule_new(void) {
+        const char *e = getenv("ACCEL_POOL_LEARN");
+        return rt_threadpool_schedule_new_with(!(e && strcmp(e, "0") == 0));
+}
+
+void rt_threadpool_schedule_free(rt_threadpool_schedule_t *s) {
+        if (!s)
+                return;
+        if (current.s == s)
+                current.s = NULL, current.pool = NULL;
+        free(s->calls);
+        free(s);
+}
+
+void rt_threadpool_schedule_stats_get(const rt_threadpool_schedule_t *s, rt_threadpool_schedule_stats_t *ret) {
+        memset(ret, 0, sizeof(*ret));
+        if (!s)
+                return;
+        ret->learn = s->learn && !s->disabled;
+        ret->learned = s->learned;
+        ret->invokes = s->invokes;
+        ret->calls = s->n;
+        ret->parallel = s->n_parallel;
+        ret->relearns = s->relearns;
+}
+
+void rt_threadpool_invoke_begin(pthreadpool_t pool, rt_threadpool_schedule_t *s) {
+        current.pool = NULL;
+        current.s = NULL;
+        if (!pool || !s)
+                return;
+        s->invokes++;
+        if (!s->learn || s->disabled || pool->threads <= 1)
+                return;
+        current.pool = pool;
+        current.s = s;
+        s->index = 0;
+        s->broken = false;
+        s->recording = !s->learned && s->explored == 0;
+        if (s->recording)
+                s->n = 0;
+        s->way = s->explored % 2 == 0 ? WAY_PARALLEL : WAY_INLINE;
+}
+
+static void relearn(rt_threadpool_schedule_t *s) {
+        s->relearns++;
+        s->n = 0;
+        s->explored = 0;
+        s->learned = false;
+        s->n_parallel = 0;
+        if (s->relearns > MAX_RELEARNS)
+                s->disabled = true;
+}
+
+static void decide(rt_threadpool_schedule_t *s) {
+        s->learned = true;
+        s->n_parallel = 0;
+        for (uint32_t k = 0; k < s->n; k++) {
+                call_rec_t *r = &s->calls[k];
+                r->parallel = r->best[WAY_INLINE] == UINT64_MAX ||
+                              (double) r->best[WAY_PARALLEL] < PARALLEL_RATIO * (double) r->best[WAY_INLINE];
+                s->n_parallel += r->parallel;
+        }
+}
+
+void rt_threadpool_invoke_end(pthreadpool_t pool) {
+        rt_threadpool_schedule_t *s = current.s;
+        if (!s || current.pool != pool)
+                return;
+        current.pool = NULL;
+        current.s = NULL;
+        if (!s->broken && !s->recording && s->index != s->n)
+                s->broken = true;       /* fewer calls than recorded */
+        if (s->broken) {
+                relearn(s);
+                return;
+        }
+        if (s->learned)
+                return;
+        if (++s->explored >= EXPLORE_INVOKES)
+                decide(s);
+}
+
+/* What identifies a call besides its task: its ranges and tiles. */
+static uint64_t job_shape(const tp_job_t *j) {
+        uint64_t h = 1469598103934665603u ^ ((uint64_t) j->ndims << 8 | j->ntiled | (uint64_t) j->with_id << 16);
+        for (unsigned d = 0; d < j->ndims; d++) {
+                h = (h ^ j->range[d]) * 1099511628211u;
+                h = (h ^ j->tile[d]) * 1099511628211u;
+        }
+        return h;
+}
+
+static bool record(rt_threadpool_schedule_t *s, const tp_job_t *j, uint64_t shape) {
+        if (s->n == s->cap) {
+                uint32_t cap = s->cap ? s->cap * 2 : 64;
+                call_rec_t *c = cap <= MAX_CALLS ? realloc(s->calls, cap * sizeof(*c)) : NULL;
+                if (!c)
+                        return false;
+                s->calls = c;
+                s->cap = cap;
+        }
+        s->calls[s->n++] = (call_rec_t) { .fn = j->fn, .shape = shape, .best = { UINT64_MAX, UINT64_MAX } };
+        return true;
+}
+
+bool rt__tp_schedule_execute(struct pthreadpool *pool, tp_job_t *j) {
+        rt_threadpool_schedule_t *s = current.s;
+        if (!s || current.pool != pool || s->broken)
+                return false;
+        uint32_t k = s->index++;
+        uint64_t shape = job_shape(j);
+        if (s->recording) {
+                if (!record(s, j, shape)) {
+                        s->broken = true;
+                        s->disabled = true;
+                        return false;
+                }
+        } else if (k >= s->n || s->calls[k].fn != j->fn || s->calls[k].shape != shape) {
+                s->broken = true;
+                return false;
+        }
+        call_rec_t *r = &s->calls[k];
+        if (s->learned) {
+                if (r->parallel)
+                        rt__tp_execute_parallel(pool, j);
+                else
+                        rt__tp_execute_inline(pool, j);
+                return true;
+        }
+        uint64_t t0 = now_ns();
+        if (s->way == WAY_PARALLEL)
+                rt__tp_execute_parallel(pool, j);
+        else
+                rt__tp_execute_inline(pool, j);
+        uint64_t t = now_ns() - t0;
+        if (t < r->best[s->way])
+                r->best[s->way] = t;
+        return true;
+}
