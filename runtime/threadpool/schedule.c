@@ -26,7 +26,9 @@
  * results, only where they are computed.
  *
  * Only the exploring invokes are timed (CLOCK_MONOTONIC, the vDSO). The
- * invoke in progress is per thread: XNNPACK makes an invoke's calls on
+ * invoke in progress is the pool's (one at a time; another thread's
+ * invoke on the same pool meanwhile is not learned), and only the calls
+ * of the thread that began it count: XNNPACK makes an invoke's calls on
  * the thread that invokes.
  */
 #include <stdlib.h>
@@ -49,7 +51,10 @@ typedef struct call_rec {
         bool parallel;
 } call_rec_t;
 
+_Static_assert(sizeof(pthread_t) == sizeof(unsigned long), "pthread_t is an unsigned long (glibc, musl)");
+
 struct rt_threadpool_schedule {
+        atomic_ulong thread;    /* pthread_self() of the invoke in progress */
         bool learn;
         bool learned;
         bool disabled;          /* gave up: every call parallel */
@@ -66,10 +71,17 @@ struct rt_threadpool_schedule {
         int way;
 };
 
-static _Thread_local struct {
-        struct pthreadpool *pool;
-        rt_threadpool_schedule_t *s;
-} current;
+static unsigned long self(void) {
+        return (unsigned long) pthread_self();
+}
+
+/* The schedule of the invoke `pool` has in progress on this thread. */
+static rt_threadpool_schedule_t *current(struct pthreadpool *pool) {
+        rt_threadpool_schedule_t *s = atomic_load_explicit(&pool->sched, memory_order_acquire);
+        if (s && atomic_load_explicit(&s->thread, memory_order_relaxed) == self())
+                return s;
+        return NULL;
+}
 
 static uint64_t now_ns(void) {
         struct timespec ts;
@@ -92,8 +104,6 @@ rt_threadpool_schedule_t *rt_threadpool_schedule_new(void) {
 void rt_threadpool_schedule_free(rt_threadpool_schedule_t *s) {
         if (!s)
                 return;
-        if (current.s == s)
-                current.s = NULL, current.pool = NULL;
         free(s->calls);
         free(s);
 }
@@ -111,15 +121,16 @@ void rt_threadpool_schedule_stats_get(const rt_threadpool_schedule_t *s, rt_thre
 }
 
 void rt_threadpool_invoke_begin(pthreadpool_t pool, rt_threadpool_schedule_t *s) {
-        current.pool = NULL;
-        current.s = NULL;
         if (!pool || !s)
                 return;
         s->invokes++;
         if (!s->learn || s->disabled || pool->threads <= 1)
                 return;
-        current.pool = pool;
-        current.s = s;
+        atomic_store_explicit(&s->thread, self(), memory_order_relaxed);
+        rt_threadpool_schedule_t *none = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&pool->sched, &none, s, memory_order_release,
+                                                     memory_order_relaxed))
+                return;         /* another thread's invoke is in progress */
         s->index = 0;
         s->broken = false;
         s->recording = !s->learned && s->explored == 0;
@@ -150,11 +161,12 @@ static void decide(rt_threadpool_schedule_t *s) {
 }
 
 void rt_threadpool_invoke_end(pthreadpool_t pool) {
-        rt_threadpool_schedule_t *s = current.s;
-        if (!s || current.pool != pool)
+        if (!pool)
                 return;
-        current.pool = NULL;
-        current.s = NULL;
+        rt_threadpool_schedule_t *s = current(pool);
+        if (!s)
+                return;
+        atomic_store_explicit(&pool->sched, NULL, memory_order_release);
         if (!s->broken && !s->recording && s->index != s->n)
                 s->broken = true;       /* fewer calls than recorded */
         if (s->broken) {
@@ -191,8 +203,8 @@ static bool record(rt_threadpool_schedule_t *s, const tp_job_t *j, uint64_t shap
 }
 
 bool rt__tp_schedule_execute(struct pthreadpool *pool, tp_job_t *j) {
-        rt_threadpool_schedule_t *s = current.s;
-        if (!s || current.pool != pool || s->broken)
+        rt_threadpool_schedule_t *s = current(pool);
+        if (!s || s->broken)
                 return false;
         uint32_t k = s->index++;
         uint64_t shape = job_shape(j);

@@ -71,6 +71,12 @@ struct pthreadpool {
          * be shared by threads, its calls do not overlap). */
         pthread_mutex_t call_lock;
         tp_job_t job;                   /* the call in flight; written under call_lock */
+        /* The invoke in progress (rt_threadpool_invoke_begin), whose
+         * thread's calls the schedule numbers. Kept here, not in a
+         * thread-local: a process may hold two copies of this code (the
+         * Python extension and libaccel.so both link the runtime), and
+         * XNNPACK calls whichever pthreadpool_* the lookup finds first. */
+        _Atomic(struct rt_threadpool_schedule *) sched;
         size_t threads;
         /* Counters (relaxed): what the tests and the schedule look at. */
         _Alignas(TP_CACHE_LINE) _Atomic uint64_t calls;
