@@ -39,11 +39,11 @@ typedef struct tp_job {
         size_t items;
 } tp_job_t;
 
-/* A participant's share of the items: it claims them from `next` one by
- * one, and so do the others once theirs are gone (stealing). */
+/* A participant's share of the items, [begin, end) packed in one word
+ * (end in the high 32 bits): its owner claims chunks from the front, the
+ * others, once theirs are gone, steal chunks from the back. */
 typedef struct tp_part {
-        _Alignas(TP_CACHE_LINE) atomic_size_t next;
-        size_t end;
+        _Alignas(TP_CACHE_LINE) _Atomic uint64_t range;
 } tp_part_t;
 
 typedef struct tp_worker {

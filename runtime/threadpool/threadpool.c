@@ -12,8 +12,9 @@
  * A call: the caller writes the job and each participant's share of its
  * items, then publishes a new sequence number in the control word. A
  * spinning worker sees it, joins (one CAS that counts it in, refused once
- * the call is closed), claims items from its share and then steals from
- * the others', and leaves (counts itself out). The caller runs its own
+ * the call is closed), claims chunks from the front of its share and then
+ * steals chunks from the back of the others', and leaves (counts itself
+ * out). The caller runs its own
  * share, steals too, and once no item is left to claim it closes the call
  * and spins until the workers that joined have left. A worker that was
  * late (asleep, or descheduled) finds the call closed and joins the next
@@ -106,19 +107,37 @@ static inline void fp_leave(const fp_state_t *st) {
 #endif
 }
 
+/* Claims a chunk of `part`: a quarter of what is left (at least one
+ * item), from the front for its owner, from the back for a thief. So an
+ * owner and a thief touch the same word a few times per call, not once
+ * per item, and the last chunks are single items. */
+static bool part_claim(tp_part_t *part, bool owner, size_t *ret_begin, size_t *ret_end) {
+        uint64_t w = atomic_load_explicit(&part->range, memory_order_relaxed);
+        for (;;) {
+                uint32_t b = (uint32_t) w, e = (uint32_t) (w >> 32);
+                if (b >= e)
+                        return false;
+                uint32_t c = (e - b + 3) / 4;
+                uint64_t next = owner ? ((uint64_t) e << 32 | (b + c)) : ((uint64_t) (e - c) << 32 | b);
+                if (atomic_compare_exchange_weak_explicit(&part->range, &w, next, memory_order_relaxed,
+                                                          memory_order_relaxed)) {
+                        *ret_begin = owner ? b : e - c;
+                        *ret_end = owner ? b + c : e;
+                        return true;
+                }
+        }
+}
+
 /* Claims and runs items, own share first; returns how many it ran. */
 static size_t participate(struct pthreadpool *p, const tp_job_t *j, size_t self) {
-        size_t ran = 0, n = p->threads;
+        size_t ran = 0, n = p->threads, b, e;
         fp_state_t fp;
         fp_enter(&fp, j->flags);
         for (size_t k = 0; k < n; k++) {
                 tp_part_t *part = &p->parts[(self + k) % n];
-                for (;;) {
-                        size_t i = atomic_fetch_add_explicit(&part->next, 1, memory_order_relaxed);
-                        if (i >= part->end)
-                                break;
-                        rt__tp_job_run(j, i, i + 1);
-                        ran++;
+                while (part_claim(part, k == 0, &b, &e)) {
+                        rt__tp_job_run(j, b, e);
+                        ran += e - b;
                 }
         }
         fp_leave(&fp);
@@ -211,10 +230,10 @@ void rt__tp_execute_parallel(struct pthreadpool *p, tp_job_t *j) {
         pthread_mutex_lock(&p->call_lock);
         p->job = *j;
         size_t n = p->threads;
-        for (size_t t = 0; t < n; t++) {
-                atomic_store_explicit(&p->parts[t].next, j->items * t / n, memory_order_relaxed);
-                p->parts[t].end = j->items * (t + 1) / n;
-        }
+        for (size_t t = 0; t < n; t++)
+                atomic_store_explicit(&p->parts[t].range,
+                                      (uint64_t) (j->items * (t + 1) / n) << 32 | (uint64_t) (j->items * t / n),
+                                      memory_order_relaxed);
         ctl_publish(p, (j->flags & PTHREADPOOL_FLAG_YIELD_WORKERS) ? TP_CTL_YIELD : 0);
         participate(p, &p->job, 0);
         uint64_t c = atomic_fetch_or_explicit(&p->ctl, TP_CTL_CLOSED, memory_order_acq_rel);
@@ -228,7 +247,8 @@ void rt__tp_execute_parallel(struct pthreadpool *p, tp_job_t *j) {
 }
 
 void rt__tp_execute(struct pthreadpool *p, tp_job_t *j) {
-        if (!p || p->threads <= 1 || j->items <= 1) {
+        /* More than 2^32 items: on the caller (the parts count in 32 bits). */
+        if (!p || p->threads <= 1 || j->items <= 1 || j->items > UINT32_MAX) {
                 if (p)
                         atomic_fetch_add_explicit(&p->calls, 1, memory_order_relaxed);
                 rt__tp_execute_inline(NULL, j);
