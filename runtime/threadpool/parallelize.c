@@ -51,6 +51,48 @@ static void job_call(const tp_job_t *j, const size_t *a, unsigned n) {
         }
 }
 
+static inline size_t tile_size(const tp_job_t *j, unsigned d, size_t start) {
+        size_t left = j->range[d] - start;
+        return left < j->tile[d] ? left : j->tile[d];
+}
+
+/* The whole range of the shapes XNNPACK uses most, as plain nested loops:
+ * on a 1-thread pool or inline, every call of a ~1 ms model goes here. */
+static bool job_run_all(const tp_job_t *j) {
+        if (j->with_id)
+                return false;
+        void *c = j->ctx;
+        const size_t *r = j->range, *t = j->tile;
+        switch (j->ndims * 10 + j->ntiled) {
+        case 11:
+                for (size_t i = 0; i < r[0]; i += t[0])
+                        ((fn2_t) j->fn)(c, i, tile_size(j, 0, i));
+                return true;
+        case 20:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k++)
+                                ((fn2_t) j->fn)(c, i, k);
+                return true;
+        case 21:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k += t[1])
+                                ((fn3_t) j->fn)(c, i, k, tile_size(j, 1, k));
+                return true;
+        case 22:
+                for (size_t i = 0; i < r[0]; i += t[0])
+                        for (size_t k = 0; k < r[1]; k += t[1])
+                                ((fn4_t) j->fn)(c, i, k, tile_size(j, 0, i), tile_size(j, 1, k));
+                return true;
+        case 32:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k += t[1])
+                                for (size_t l = 0; l < r[2]; l += t[2])
+                                        ((fn5_t) j->fn)(c, i, k, l, tile_size(j, 1, k), tile_size(j, 2, l));
+                return true;
+        }
+        return false;
+}
+
 void rt__tp_job_run(const tp_job_t *j, size_t begin, size_t end) {
         if (j->ndims == 1 && j->ntiled == 0 && !j->with_id) {
                 fn1_t f = (fn1_t) j->fn;
@@ -58,6 +100,8 @@ void rt__tp_job_run(const tp_job_t *j, size_t begin, size_t end) {
                         f(j->ctx, i);
                 return;
         }
+        if (begin == 0 && end == j->items && job_run_all(j))
+                return;
         unsigned nd = j->ndims, first_tiled = j->ndims - j->ntiled;
         size_t idx[TP_MAX_DIMS];
         size_t rem = begin;

@@ -149,13 +149,22 @@ static void relearn(rt_threadpool_schedule_t *s) {
                 s->disabled = true;
 }
 
+/* ACCEL_POOL_RATIO (a benchmark knob): the threshold, parallel when its
+ * best time is below this times inline's. */
+static double parallel_ratio(void) {
+        const char *e = getenv("ACCEL_POOL_RATIO");
+        double r = e ? strtod(e, NULL) : 0.0;
+        return r > 0.0 && r < 100.0 ? r : PARALLEL_RATIO;
+}
+
 static void decide(rt_threadpool_schedule_t *s) {
+        double ratio = parallel_ratio();
         s->learned = true;
         s->n_parallel = 0;
         for (uint32_t k = 0; k < s->n; k++) {
                 call_rec_t *r = &s->calls[k];
                 r->parallel = r->best[WAY_INLINE] == UINT64_MAX ||
-                              (double) r->best[WAY_PARALLEL] < PARALLEL_RATIO * (double) r->best[WAY_INLINE];
+                              (double) r->best[WAY_PARALLEL] < ratio * (double) r->best[WAY_INLINE];
                 s->n_parallel += r->parallel;
         }
 }
