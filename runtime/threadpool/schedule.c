@@ -15,9 +15,13 @@
  *
  * The first EXPLORE_INVOKES invokes explore: they alternate, as whole
  * invokes, between all calls in parallel (the first, which also records
- * the sequence) and all inline, and keep the minimum per call and way.
- * Then each call runs the way that was faster, parallel only when clearly
- * so (below PARALLEL_RATIO of inline). A call that does not match its
+ * the sequence) and all inline, and keep the minimum per call and way,
+ * and per invoke and way. Then each call is given the way that was
+ * faster, parallel only when clearly so (below PARALLEL_RATIO of inline),
+ * and CHECK_INVOKES more invokes time that mix as whole invokes: a call
+ * timed alone does not see what it costs the next one (the data the other
+ * thread wrote sits in the other CPU's cache). The fastest of the three
+ * by invoke (all parallel, all inline, the mix) is kept. A call that does not match its
  * record (another shape after a reshape, another sequence) runs in
  * parallel, as does the rest of that invoke, and the next invoke starts
  * learning anew; after MAX_RELEARNS such changes the schedule gives up and
@@ -38,11 +42,12 @@
 #include "threadpool-internal.h"
 
 #define EXPLORE_INVOKES 8u
+#define CHECK_INVOKES 4u
 #define MAX_CALLS 16384u
 #define MAX_RELEARNS 8u
 #define PARALLEL_RATIO 0.9
 
-enum { WAY_PARALLEL, WAY_INLINE };
+enum { WAY_PARALLEL, WAY_INLINE, WAY_MIX };
 
 typedef struct call_rec {
         tp_fn_t fn;
@@ -60,6 +65,9 @@ struct rt_threadpool_schedule {
         bool disabled;          /* gave up: every call parallel */
         uint32_t invokes;
         uint32_t explored;      /* invokes explored since the record began */
+        uint32_t checked;       /* invokes of the mix timed */
+        uint64_t invoke_best[3];        /* ns per way, whole invokes */
+        uint64_t invoke_start;
         uint32_t relearns;
         uint32_t n_parallel;
         call_rec_t *calls;
@@ -91,8 +99,10 @@ static uint64_t now_ns(void) {
 
 rt_threadpool_schedule_t *rt_threadpool_schedule_new_with(bool learn) {
         rt_threadpool_schedule_t *s = calloc(1, sizeof(*s));
-        if (s)
-                s->learn = learn;
+        if (!s)
+                return NULL;
+        s->learn = learn;
+        s->invoke_best[0] = s->invoke_best[1] = s->invoke_best[2] = UINT64_MAX;
         return s;
 }
 
@@ -114,6 +124,7 @@ void rt_threadpool_schedule_stats_get(const rt_threadpool_schedule_t *s, rt_thre
                 return;
         ret->learn = s->learn && !s->disabled;
         ret->learned = s->learned;
+        ret->checked = s->learned && s->checked >= CHECK_INVOKES;
         ret->invokes = s->invokes;
         ret->calls = s->n;
         ret->parallel = s->n_parallel;
@@ -136,7 +147,9 @@ void rt_threadpool_invoke_begin(pthreadpool_t pool, rt_threadpool_schedule_t *s)
         s->recording = !s->learned && s->explored == 0;
         if (s->recording)
                 s->n = 0;
-        s->way = s->explored % 2 == 0 ? WAY_PARALLEL : WAY_INLINE;
+        s->way = s->learned ? WAY_MIX : s->explored % 2 == 0 ? WAY_PARALLEL : WAY_INLINE;
+        if (!s->learned || s->checked < CHECK_INVOKES)
+                s->invoke_start = now_ns();
 }
 
 static void relearn(rt_threadpool_schedule_t *s) {
@@ -145,6 +158,8 @@ static void relearn(rt_threadpool_schedule_t *s) {
         s->explored = 0;
         s->learned = false;
         s->n_parallel = 0;
+        s->checked = 0;
+        s->invoke_best[0] = s->invoke_best[1] = s->invoke_best[2] = UINT64_MAX;
         if (s->relearns > MAX_RELEARNS)
                 s->disabled = true;
 }
@@ -169,6 +184,20 @@ static void decide(rt_threadpool_schedule_t *s) {
         }
 }
 
+/* After the check: the mix stays only if its invokes beat both uniform
+ * ways. */
+static void choose(rt_threadpool_schedule_t *s) {
+        const uint64_t *b = s->invoke_best;
+        if (b[WAY_MIX] <= b[WAY_PARALLEL] && b[WAY_MIX] <= b[WAY_INLINE])
+                return;
+        bool parallel = b[WAY_PARALLEL] <= b[WAY_INLINE];
+        s->n_parallel = 0;
+        for (uint32_t k = 0; k < s->n; k++) {
+                s->calls[k].parallel = parallel;
+                s->n_parallel += parallel;
+        }
+}
+
 void rt_threadpool_invoke_end(pthreadpool_t pool) {
         if (!pool)
                 return;
@@ -182,10 +211,17 @@ void rt_threadpool_invoke_end(pthreadpool_t pool) {
                 relearn(s);
                 return;
         }
-        if (s->learned)
+        if (s->learned && s->checked >= CHECK_INVOKES)
                 return;
-        if (++s->explored >= EXPLORE_INVOKES)
-                decide(s);
+        uint64_t t = now_ns() - s->invoke_start;
+        if (t < s->invoke_best[s->way])
+                s->invoke_best[s->way] = t;
+        if (!s->learned) {
+                if (++s->explored >= EXPLORE_INVOKES)
+                        decide(s);
+        } else if (++s->checked == CHECK_INVOKES) {
+                choose(s);
+        }
 }
 
 /* What identifies a call besides its task: its ranges and tiles. */

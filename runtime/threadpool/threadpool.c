@@ -30,7 +30,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -273,30 +272,6 @@ static void pool_stop(struct pthreadpool *p, size_t started) {
                 pthread_join(p->workers[i].thread, NULL);
 }
 
-/* ACCEL_POOL_PIN=1 (an experiment, docs/performance.md): each worker
- * pinned to one allowed CPU other than the creating thread's, so that the
- * scheduler cannot put a woken worker on the caller's CPU. */
-static void pool_pin_workers(struct pthreadpool *p) {
-        const char *e = getenv("ACCEL_POOL_PIN");
-        if (!e || strcmp(e, "1") != 0)
-                return;
-        cpu_set_t allowed;
-        if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
-                return;
-        int self = sched_getcpu(), cpu = -1;
-        for (size_t i = 0; i + 1 < p->threads; i++) {
-                for (int k = 0; k < CPU_SETSIZE; k++) {
-                        cpu = (cpu + 1) % CPU_SETSIZE;
-                        if (CPU_ISSET(cpu, &allowed) && (cpu != self || CPU_COUNT(&allowed) == 1))
-                                break;
-                }
-                cpu_set_t one;
-                CPU_ZERO(&one);
-                CPU_SET(cpu, &one);
-                (void) pthread_setaffinity_np(p->workers[i].thread, sizeof(one), &one);
-        }
-}
-
 pthreadpool_t pthreadpool_create(size_t threads_count) {
         if (threads_count == 0) {
                 long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -336,10 +311,8 @@ pthreadpool_t pthreadpool_create(size_t threads_count) {
                 w->started = true;
         }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (started + 1 == threads_count) {
-                pool_pin_workers(p);
+        if (started + 1 == threads_count)
                 return p;
-        }
         pool_stop(p, started);
 fail:
         free(p->workers);

@@ -62,6 +62,7 @@ void rt_threadpool_schedule_free(rt_threadpool_schedule_t *s);
 typedef struct rt_threadpool_schedule_stats {
         bool learn;
         bool learned;           /* exploring is over: calls run the chosen way */
+        bool checked;           /* ... and the per-call mix was timed against all-parallel and all-inline */
         uint32_t invokes;       /* invokes bracketed so far */
         uint32_t calls;         /* calls recorded per invoke */
         uint32_t parallel;      /* ... of which run in parallel once learned */
