@@ -50,12 +50,12 @@ test-asan: deps
 # aborts) and acceld-isolation (its hang/deadline timings do not hold at
 # TSan's speed). The multiplier gives the slowed tests their time.
 # Only what those tests run is built (the kernels' own tests are not).
-TSAN_TESTS ?= drivers-xnnpack-pool daemon-scheduler storage-thread storage-events acceld-serving acceld-zerocopy acceld-cache acceld-requests acceld-lane acceld-lane-hosts
+TSAN_TESTS ?= drivers-xnnpack-pool runtime-threadpool daemon-scheduler storage-thread storage-events acceld-serving acceld-zerocopy acceld-cache acceld-requests acceld-lane acceld-lane-hosts
 TSAN_TARGETS ?= daemon/acceld client/accelctl plugins/faulty/faulty.so tests/daemon/acceld-test \
 	tests/daemon/test-daemon-scheduler tests/storage/test-storage-thread tests/storage/test-storage-events \
 	tests/daemon/test-acceld-serving tests/daemon/test-acceld-zerocopy tests/daemon/test-acceld-cache \
 	tests/daemon/test-acceld-requests tests/runtime/drivers/test-xnnpack-pool tests/daemon/test-acceld-lane \
-	tests/daemon/test-acceld-lane-hosts
+	tests/daemon/test-acceld-lane-hosts tests/runtime/threadpool/test-threadpool
 test-tsan: deps
 	[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false
 	ninja -C build-tsan $(TSAN_TARGETS)

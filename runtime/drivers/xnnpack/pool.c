@@ -11,10 +11,11 @@
  * groups still hold the pool, the two share it: still correct, because
  * pthreadpool serializes parallel calls, only not concurrent.
  *
- * How the workers wait (issue 27). pthreadpool's workers spin after a
- * parallel call (about 1M PAUSEs: ~22 ms on this machine's EPYC) and then
- * sleep on a futex; PTHREADPOOL_FLAG_YIELD_WORKERS (XNN_FLAG_YIELD_WORKERS
- * on a runtime's last operator) sends them to the futex at once. Sleeping at
+ * How the workers wait (issue 27). The pool is acceld's own
+ * (runtime/threadpool/): its workers spin after a parallel call (4 ms by
+ * default) and then sleep on a futex; PTHREADPOOL_FLAG_YIELD_WORKERS
+ * (XNN_FLAG_YIELD_WORKERS on a runtime's last operator) or
+ * rt_threadpool_rest() sends them to the futex at once. Sleeping at
  * the end of every group made each group and each invoke wake the workers
  * again, and a woken worker is placed by the scheduler anew: on the 2-vCPU
  * virtual machine it was often put on the caller's vCPU, where it waits for
@@ -25,16 +26,18 @@
  * execution was given, or burn 22 ms of CPU after every request of a
  * daemon whose clients ask every 30 ms: before a group runs,
  * rt__xnn_pool_enter() puts the pool that ran last, if it is another one
- * and idle, to rest (one empty parallel call with the yield flag), and a
+ * and idle, to rest (rt_threadpool_rest(): no parallel call), and a
  * "rester" thread (one per process, while a pool of 2 or more threads
  * exists) rests a pool that stayed idle for the linger time, 2 ms: longer
  * than the gap between back-to-back invokes, through acceld too (0.1-0.3
- * ms), and than most reference islands between groups.
+ * ms), and than most reference islands between groups. (The pool's own
+ * spin bound, 4 ms, is what remains when the linger is 0.)
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "threadpool.h"
 #include "xnnpack-internal.h"
 
 typedef struct shared_pool {
@@ -82,21 +85,15 @@ static uint64_t now_ns(void) {
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-static void rest_item(void *ctx, size_t i) {
-        (void) ctx;
-        (void) i;
-}
-
 /* Called with pools_lock held, which it drops while the workers are sent
  * to sleep: the pool is kept alive by a reference meanwhile. */
 static void pool_rest_locked(shared_pool_t *p) {
         p->refs++;
         p->rests++;
         pthread_mutex_unlock(&pools_lock);
-        /* This waits for the pool's current parallel call, if its
-         * interpreter is starting one just now. The range must exceed 1, or
-         * pthreadpool runs it on this thread alone. */
-        pthreadpool_parallelize_1d(p->pool, rest_item, NULL, p->threads, PTHREADPOOL_FLAG_YIELD_WORKERS);
+        /* No parallel call: the workers are told to sleep (this waits only
+         * for the pool's call in flight, if its interpreter is in one). */
+        rt_threadpool_rest(p->pool);
         rt__xnn_pool_release(p->pool);
         pthread_mutex_lock(&pools_lock);
 }
@@ -167,7 +164,7 @@ pthreadpool_t rt__xnn_pool_acquire(const void *owner, size_t threads) {
         pools = p;
         ret = p->pool;
         if (!rester && threads > 1) {
-                /* Without it, an idle pool's workers spin their 22 ms. */
+                /* Without it, an idle pool's workers spin their 4 ms. */
                 rester_t *r = calloc(1, sizeof(*r));
                 pthread_once(&rester_once, rester_cond_init);
                 if (r && pthread_create(&r->thread, NULL, rester_main, r) == 0)

@@ -33,7 +33,7 @@ void rt__xnn_pool_leave(pthreadpool_t pool);
  * lingering idle (tests). */
 uint64_t rt__xnn_pool_rests(pthreadpool_t pool);
 /* How long an idle pool's workers spin before they are put to rest
- * (default 2 ms; 0: pthreadpool's own spin, ~22 ms). For tests. */
+ * (default 2 ms; 0: the pool's own spin bound, 4 ms). For tests. */
 void rt__xnn_pool_set_linger_ns(uint64_t ns);
 
 /* The group's preconditions (dataflow.c): every boundary and node tensor

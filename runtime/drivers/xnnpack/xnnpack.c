@@ -30,6 +30,7 @@
 #include "cleanup.h"
 #include "driver.h"
 #include "rt.h"
+#include "threadpool.h"
 
 /* Caller buffers (rt_interp_set_tensor_buffer()) promise this much read slack. */
 _Static_assert(XNN_EXTRA_BYTES <= RT_BUFFER_SLACK, "RT_BUFFER_SLACK must cover XNN_EXTRA_BYTES");
@@ -425,6 +426,7 @@ typedef struct group {
         void **bufs;                /* owned */
         size_t *buf_bytes;
         int32_t n_bufs;
+        rt_threadpool_schedule_t *sched;    /* the pool's learned schedule of its calls */
 } group_t;
 
 static void group_free(void *p) {
@@ -439,6 +441,7 @@ static void group_free(void *p) {
         }
         free(gr->steps);
         rt__xnn_pool_release(gr->pool);
+        rt_threadpool_schedule_free(gr->sched);
         for (int32_t i = 0; i < gr->n_bufs; i++)
                 free(gr->bufs[i]);
         free(gr->bufs);
@@ -768,7 +771,13 @@ static int xnn_execute(void *p, const rt_driver_graph_t *g, char *err, size_t er
         group_t *gr = p;
         pthreadpool_t pool = gr->one ? gr->one->pool : gr->pool;
         rt__xnn_pool_enter(pool);
+        /* The group's parallel calls, numbered per invoke: the pool learns
+         * which run faster on this thread alone (threadpool/schedule.c). */
+        if (pool && !gr->sched)
+                gr->sched = rt_threadpool_schedule_new();
+        rt_threadpool_invoke_begin(pool, gr->sched);
         int r = group_run(gr, g, err, err_size);
+        rt_threadpool_invoke_end(pool);
         rt__xnn_pool_leave(pool);
         return r;
 }
