@@ -4,7 +4,7 @@
  * calls bind to our definitions (the process-wide counters grow when a
  * 2-thread interpreter runs), and the learned schedule never changes a
  * result: on the shared models, 1 thread, 2 threads learned and 2 threads
- * all-parallel (ACCEL_POOL_LEARN=0) give the same output bytes after the
+ * all-parallel (the default; ACCEL_POOL_LEARN=1 learns) give the same output bytes after the
  * schedule has learned. Real models, real XNNPACK; SKIPs without
  * ../shared.
  */
@@ -112,12 +112,12 @@ START_TEST(test_xnnpack_binds_and_schedule_keeps_results) {
         uint8_t *one = run(m, 1, NULL, &n1);
         rt_threadpool_totals_get(&b);
         ck_assert_uint_eq(b.calls, a.calls);    /* one thread: no pool */
-        uint8_t *learned = run(m, 2, NULL, &nl);
+        uint8_t *learned = run(m, 2, "1", &nl);
         rt_threadpool_totals_get(&c);
         /* XNNPACK's parallel calls reached this pool. */
         ck_assert_uint_gt(c.calls - b.calls, 12);
         ck_assert_uint_eq(c.calls - b.calls, (c.parallel - b.parallel) + (c.inlined - b.inlined));
-        uint8_t *parallel = run(m, 2, "0", &np);
+        uint8_t *parallel = run(m, 2, NULL, &np);
         rt_threadpool_totals_get(&a);
         ck_assert_uint_eq(a.inlined, c.inlined);        /* learning off: nothing inline */
         ck_assert_uint_gt(a.parallel - c.parallel, 12);

@@ -565,8 +565,14 @@ START_TEST(test_schedule_off) {
         ck_assert(!st.learned);
         ck_assert_uint_eq(st.invokes, 12);
         rt_threadpool_schedule_free(s);
-        /* The default: on. */
+        /* The default: off; ACCEL_POOL_LEARN=1 turns it on. */
         s = rt_threadpool_schedule_new();
+        rt_threadpool_schedule_stats_get(s, &st);
+        ck_assert(!st.learn);
+        rt_threadpool_schedule_free(s);
+        ck_assert_int_eq(setenv("ACCEL_POOL_LEARN", "1", 1), 0);
+        s = rt_threadpool_schedule_new();
+        ck_assert_int_eq(unsetenv("ACCEL_POOL_LEARN"), 0);
         rt_threadpool_schedule_stats_get(s, &st);
         ck_assert(st.learn);
         rt_threadpool_schedule_free(s);
