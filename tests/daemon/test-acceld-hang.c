@@ -464,9 +464,13 @@ START_TEST(test_hang_cpu_budget_second_instance_waits) {
         cpu_status(&budget, &in_use, &waits0);
         ck_assert_uint_eq(budget, 1);
         ck_assert_uint_eq(in_use, 0);
+        /* Each invoke spans scheduler ticks (2048 x 2048 weights): on one
+         * CPU the two invokes only overlap when one is preempted in the
+         * middle, and with 1024 x 1024 (about a timeslice) a loaded full
+         * run once saw no overlap in 200 invokes. */
         for (int k = 0; k < 2; k++) {
                 size_t size;
-                uint8_t *bytes = tfb_model_fp16_fc(1024, 1024, 7 + 2 * k, 13, 16.0f, &size);
+                uint8_t *bytes = tfb_model_fp16_fc(2048, 2048, 7 + 2 * k, 13, 16.0f, &size);
                 char name[32];
 
                 ck_assert_ptr_nonnull(bytes);
