@@ -83,11 +83,49 @@ static bool job_run_all(const tp_job_t *j) {
                         for (size_t k = 0; k < r[1]; k += t[1])
                                 ((fn4_t) j->fn)(c, i, k, tile_size(j, 0, i), tile_size(j, 1, k));
                 return true;
+        case 30:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k++)
+                                for (size_t l = 0; l < r[2]; l++)
+                                        ((fn3_t) j->fn)(c, i, k, l);
+                return true;
         case 32:
                 for (size_t i = 0; i < r[0]; i++)
                         for (size_t k = 0; k < r[1]; k += t[1])
                                 for (size_t l = 0; l < r[2]; l += t[2])
                                         ((fn5_t) j->fn)(c, i, k, l, tile_size(j, 1, k), tile_size(j, 2, l));
+                return true;
+        case 40:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k++)
+                                for (size_t l = 0; l < r[2]; l++)
+                                        for (size_t m = 0; m < r[3]; m++)
+                                                ((fn4_t) j->fn)(c, i, k, l, m);
+                return true;
+        case 42:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k++)
+                                for (size_t l = 0; l < r[2]; l += t[2])
+                                        for (size_t m = 0; m < r[3]; m += t[3])
+                                                ((fn6_t) j->fn)(c, i, k, l, m, tile_size(j, 2, l),
+                                                                tile_size(j, 3, m));
+                return true;
+        case 50:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k++)
+                                for (size_t l = 0; l < r[2]; l++)
+                                        for (size_t m = 0; m < r[3]; m++)
+                                                for (size_t n = 0; n < r[4]; n++)
+                                                        ((fn5_t) j->fn)(c, i, k, l, m, n);
+                return true;
+        case 52:
+                for (size_t i = 0; i < r[0]; i++)
+                        for (size_t k = 0; k < r[1]; k++)
+                                for (size_t l = 0; l < r[2]; l++)
+                                        for (size_t m = 0; m < r[3]; m += t[3])
+                                                for (size_t n = 0; n < r[4]; n += t[4])
+                                                        ((fn7_t) j->fn)(c, i, k, l, m, n, tile_size(j, 3, m),
+                                                                        tile_size(j, 4, n));
                 return true;
         }
         return false;
