@@ -39,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "threadpool-internal.h"
 
 #define EXPLORE_INVOKES 8u
@@ -89,12 +90,6 @@ static rt_threadpool_schedule_t *current(struct pthreadpool *pool) {
         if (s && atomic_load_explicit(&s->thread, memory_order_relaxed) == self())
                 return s;
         return NULL;
-}
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
 rt_threadpool_schedule_t *rt_threadpool_schedule_new_with(bool learn) {
@@ -155,7 +150,7 @@ void rt_threadpool_invoke_begin(pthreadpool_t pool, rt_threadpool_schedule_t *s)
                 s->n = 0;
         s->way = s->learned ? WAY_MIX : s->explored % 2 == 0 ? WAY_PARALLEL : WAY_INLINE;
         if (!s->learned || s->checked < CHECK_INVOKES)
-                s->invoke_start = now_ns();
+                s->invoke_start = acc_now_ns();
 }
 
 static void relearn(rt_threadpool_schedule_t *s) {
@@ -219,7 +214,7 @@ void rt_threadpool_invoke_end(pthreadpool_t pool) {
         }
         if (s->learned && s->checked >= CHECK_INVOKES)
                 return;
-        uint64_t t = now_ns() - s->invoke_start;
+        uint64_t t = acc_now_ns() - s->invoke_start;
         if (t < s->invoke_best[s->way])
                 s->invoke_best[s->way] = t;
         if (!s->learned) {
@@ -277,12 +272,12 @@ bool rt__tp_schedule_execute(struct pthreadpool *pool, tp_job_t *j) {
                         rt__tp_execute_inline(pool, j);
                 return true;
         }
-        uint64_t t0 = now_ns();
+        uint64_t t0 = acc_now_ns();
         if (s->way == WAY_PARALLEL)
                 rt__tp_execute_parallel(pool, j);
         else
                 rt__tp_execute_inline(pool, j);
-        uint64_t t = now_ns() - t0;
+        uint64_t t = acc_now_ns() - t0;
         if (t < r->best[s->way])
                 r->best[s->way] = t;
         return true;

@@ -42,6 +42,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "clock.h"
 #include "threadpool-internal.h"
 
 #define TP_DEFAULT_SPIN_NS 4000000u
@@ -56,12 +57,6 @@ static inline void cpu_relax(void) {
 #elif defined(__aarch64__)
         __asm__ __volatile__("yield");
 #endif
-}
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
 static void futex_wait(atomic_uint *word, unsigned val) {
@@ -150,13 +145,13 @@ static uint64_t worker_wait(tp_worker_t *w, uint32_t seen, bool sleep_now) {
         struct pthreadpool *p = w->pool;
         if (!sleep_now) {
                 uint64_t spin = atomic_load_explicit(&p->spin_ns, memory_order_relaxed);
-                uint64_t start = now_ns();
+                uint64_t start = acc_now_ns();
                 for (unsigned k = 1;; k++) {
                         uint64_t c = atomic_load_explicit(&p->ctl, memory_order_acquire);
                         if (ctl_seq(c) != seen || atomic_load_explicit(&p->stop, memory_order_relaxed))
                                 return c;
                         cpu_relax();
-                        if ((k & 1023) == 0 && now_ns() - start >= spin)
+                        if ((k & 1023) == 0 && acc_now_ns() - start >= spin)
                                 break;
                 }
         }
