@@ -944,8 +944,8 @@ int accel_interp_reset_variables(accel_interp_t *it) {
         if (it->pending_id)
                 return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke is in flight");
         if (it->local) {
-                r = rt_interp_reset_variables(it->local->rt);
-                return r < 0 ? local_error(it, r) : rt_interp_has_state(it->local->rt);
+                r = accel__local_reset_variables(it->local);
+                return r < 0 ? local_error(it, r) : r;
         }
         rv.has_handle = 1;
         rv.handle = it->handle;

@@ -68,10 +68,42 @@ accel_local_t *accel__local_free(accel_local_t *l) {
         if (!l)
                 return NULL;
         free(l->outs);
+        /* Swaps a state still in back out, so that it is ours to free. */
         rt_interp_free(l->rt);
+        rt_interp_state_free(l->state);
         rt_model_free(l->model);
         if (l->efd >= 0)
                 (void) close(l->efd);
         free(l);
         return NULL;
+}
+
+int accel__local_reset_variables(accel_local_t *l) {
+        rt_interp_state_t *fresh;
+        int r;
+
+        if (!rt_interp_has_state(l->rt))
+                return 0;
+        /* A new state, swapped in for good: the interpreter's own (or the
+         * one of the previous reset) is set aside whole, resource variables
+         * and kernels' objects included, which resetting the variable
+         * tensors in place would keep. */
+        fresh = rt_interp_state_new();
+        if (!fresh)
+                return -ENOMEM;
+        if (l->state) {
+                /* Swapping out cannot fail: every block traded in fits. */
+                (void) rt_interp_state_swap(l->rt, l->state);
+                l->state = rt_interp_state_free(l->state);
+        }
+        r = rt_interp_state_swap(l->rt, fresh);
+        if (r < 0) {
+                /* Out of memory, nothing swapped in: the interpreter
+                 * runs on its own state, which is not fresh; the caller
+                 * hears so. */
+                rt_interp_state_free(fresh);
+                return r;
+        }
+        l->state = fresh;
+        return 1;
 }

@@ -28,6 +28,10 @@ typedef struct accel_local {
          * pointers without the lookups; n_outs of them. */
         const rt_tensor_t **outs;
         int32_t n_outs;
+        /* A stateful model's state since its latest ResetVariables, swapped
+         * into rt for good (accel__local_reset_variables()); NULL before
+         * the first. */
+        rt_interp_state_t *state;
 } accel_local_t;
 
 /*
@@ -40,3 +44,14 @@ int accel__local_create(const accel_model_t *m, const void *settings, size_t set
 
 /* NULL-safe; returns NULL. */
 accel_local_t *accel__local_free(accel_local_t *l);
+
+/*
+ * ResetVariables as acceld answers it (daemon/serving/state.c): the model
+ * goes back to exactly what a new interpreter starts with (variable
+ * tensors at their initial values, no resource variables, CALL_ONCE to run
+ * again, random generators at their start), not only its variable tensors
+ * as rt_interp_reset_variables() does. Returns 1 for a stateful model, 0
+ * for one without state (nothing to do), or a negative errno (the
+ * runtime's message in rt_interp_last_error()).
+ */
+int accel__local_reset_variables(accel_local_t *l);

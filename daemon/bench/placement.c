@@ -324,15 +324,10 @@ static bool placement_decide(const rt_settings_t *s, int64_t compute_us, const c
 }
 
 void bench_placement_instance_check(const struct daemon_instance *inst, char *why, size_t why_size) {
+        /* A stateful model qualifies: placed, its state is the client's
+         * own interpreter's, and ResetVariables makes it fresh as acceld
+         * does (client/local.c; docs/architecture.md "Placement"). */
         why[0] = 0;
-        /* Placed, a stateful model's ResetVariables did not return it to
-         * its fresh state (test-acceld-state, reset_returns_to_fresh,
-         * once explicit settings could be placed): served until that is
-         * fixed in the client. */
-        if (inst->stateful) {
-                (void) snprintf(why, why_size, "the model keeps state between invokes");
-                return;
-        }
         for (size_t k = 0; k < inst->n_partitions; k++) {
                 const char *d = inst->partitions[k].driver ? inst->partitions[k].driver : "";
 

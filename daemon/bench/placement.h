@@ -107,9 +107,8 @@ bool bench_placement_decide(const rt_settings_t *s, int64_t compute_us, const ch
 bool bench_placement_decide_from(const rt_settings_t *s, int64_t compute_us, const char *compute_from,
                                  const char *not_eligible, char *why, size_t why_size);
 
-/* Why instance `inst` cannot run in a client ("" when it can): a stateful
- * model (its variables between invokes stay acceld's), a group on a
- * plugin driver or in a driver host. */
+/* Why instance `inst` cannot run in a client ("" when it can): a group on
+ * a plugin driver or in a driver host. */
 void bench_placement_instance_check(const struct daemon_instance *inst, char *why, size_t why_size);
 
 /*

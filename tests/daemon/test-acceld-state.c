@@ -6,6 +6,11 @@
  * to the fresh state without touching the other; executions of a stateful
  * model are never batched together.
  *
+ * The "placed" case runs the same checks on clients acceld placed in their
+ * own process (client_placement_min_served: the first, served, executions
+ * give the compute, every later prepare runs in the client), against what
+ * the served clients got alone.
+ *
  * A client is a small interface (client_t): in this process (a libaccel
  * interpreter on its own connection) or in a forked child driven over a
  * pipe, with an optional hook the child runs before connecting (e.g. to
@@ -41,6 +46,12 @@ static harness_daemon_t d;
  * root with useradd; the two-uid test returns early otherwise). */
 static harness_user_t users[CLIENTS];
 static bool have_users;
+
+/* The placed case: once alone() has run (served) every client must be
+ * placed in its process (checked in client_local(), and by the parent for
+ * a child's). */
+static bool placed_case, expect_placed;
+static bool in_child;
 
 /* ---- the models ---- */
 
@@ -187,6 +198,9 @@ static client_t *client_local(const uint8_t *model, size_t size, unsigned batch)
                 ck_assert_int_eq(accel_interp_options_set_batching(o, batch, 200000), 0);
         ck_assert_msg(accel_interp_create(c->m, o, &c->it) == 0, "%s", accel_last_error());
         accel_interp_options_delete(o);
+        if (expect_placed && !in_child)
+                ck_assert_msg(strcmp(accel_interp_placement(c->it), "client") == 0, "served: %s",
+                              accel_interp_placement_reason(c->it));
         ck_assert_msg(accel_interp_allocate_tensors(c->it) == 0, "%s", accel_last_error());
         c->step = local_step;
         c->start = local_start;
@@ -277,12 +291,13 @@ static client_t *client_process(const uint8_t *model, size_t size, void (*setup)
 
                 close(cmd[1]);
                 close(ack[0]);
+                in_child = true;
                 (void) signal(SIGPIPE, SIG_IGN);
                 if (setup)
                         setup(arg);
                 in = client_local(model, size, 0);
                 in->shm = c->shm;
-                ready = 0;
+                ready = strcmp(accel_interp_placement(in->it), "client") == 0;
                 if (write(ack[1], &ready, sizeof(ready)) != (ssize_t) sizeof(ready))
                         _exit(1);
                 proc_serve(in, cmd[0], ack[1]);
@@ -294,6 +309,8 @@ static client_t *client_process(const uint8_t *model, size_t size, void (*setup)
         c->cmd = cmd[1];
         c->ack = ack[0];
         ck_assert_int_eq(read(c->ack, &ready, sizeof(ready)), (ssize_t) sizeof(ready));
+        if (expect_placed)
+                ck_assert_msg(ready == 1, "the client process's model is served");
         c->step = proc_step;
         c->reset = proc_reset;
         c->close = proc_close;
@@ -320,17 +337,22 @@ static uint8_t *out_buf(void) {
 }
 
 /* Each client alone, one after the other, each on a new handle of the
- * (shared) instance. */
+ * (shared) instance. In the placed case these are served (there is no
+ * compute yet), and their CLIENTS * STEPS executions give it: every
+ * client after them is placed. */
 static void alone(const uint8_t *model, size_t size, outs_t *ret) {
         for (int who = 0; who < CLIENTS; who++) {
                 client_t *c = client_local(model, size, 0);
 
+                if (placed_case)
+                        ck_assert_str_eq(accel_interp_placement(c->it), "daemon");
                 for (int s = 0; s < STEPS; s++) {
                         ret->v[who][s] = out_buf();
                         c->step(c, who, s, ret->v[who][s], &ret->n[who][s]);
                 }
                 c->close(c);
         }
+        expect_placed = placed_case;
 }
 
 static void expect_equal(const outs_t *want, int who, int s, const uint8_t *got, size_t n, const char *how) {
@@ -640,13 +662,45 @@ static void setup(void) {
         harness_up_with(&d, args, false);
 }
 
+/* The same, with acceld placing every prepare of the clients' own
+ * settings in the client from the median of 6 served executions (alone()'s
+ * second client is still served), however long the model computes. */
+static void setup_placed(void) {
+        static const char *const args[] = { "--worker-threads", "2", "--instance-concurrency", "2",
+                                            "--client-placement-min-served", "6",
+                                            "--client-placement-max-us", "60000000",
+                                            "--client-placement-max-overhead", "0.0001", NULL };
+
+        harness_up_with(&d, args, false);
+        placed_case = true;
+}
+
 static void teardown(void) {
         harness_cleanup(&d);
 }
 
+/* The checks on clients served by `up`'s acceld, or (placed) on clients it
+ * placed in their processes: the batching checks are about acceld's queue,
+ * which placed clients never reach. */
+static TCase *state_tcase(const char *name, void (*up)(void), bool placed) {
+        TCase *tc = tcase_create(name);
+
+        tcase_add_checked_fixture(tc, up, teardown);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, test_state_two_connections_interleaved, 0, N_MODELS);
+        tcase_add_loop_test(tc, test_state_two_processes_interleaved, 0, N_MODELS);
+        tcase_add_loop_test(tc, test_state_two_uids_interleaved, 0, N_MODELS);
+        tcase_add_loop_test(tc, test_state_reset_returns_to_fresh, 0, N_MODELS);
+        if (placed)
+                return tc;
+        tcase_add_loop_test(tc, test_state_concurrent_never_batched, 0, N_MODELS);
+        tcase_add_test(tc, test_state_reset_stateless_model);
+        tcase_add_test(tc, test_state_queued_executions_not_batched);
+        return tc;
+}
+
 int main(int argc, char **argv) {
         Suite *s = suite_create("acceld-state");
-        TCase *tc = tcase_create("state");
         SRunner *sr;
         int failed;
 
@@ -658,16 +712,8 @@ int main(int argc, char **argv) {
         if (!have_users)
                 fprintf(stderr, "acceld-state: the two-uid test is skipped: %s\n",
                         harness_users_available(why, sizeof(why)) ? "cannot create the test users" : why);
-        tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_set_timeout(tc, 120);
-        tcase_add_loop_test(tc, test_state_two_connections_interleaved, 0, N_MODELS);
-        tcase_add_loop_test(tc, test_state_two_processes_interleaved, 0, N_MODELS);
-        tcase_add_loop_test(tc, test_state_two_uids_interleaved, 0, N_MODELS);
-        tcase_add_loop_test(tc, test_state_concurrent_never_batched, 0, N_MODELS);
-        tcase_add_loop_test(tc, test_state_reset_returns_to_fresh, 0, N_MODELS);
-        tcase_add_test(tc, test_state_reset_stateless_model);
-        tcase_add_test(tc, test_state_queued_executions_not_batched);
-        suite_add_tcase(s, tc);
+        suite_add_tcase(s, state_tcase("state", setup, false));
+        suite_add_tcase(s, state_tcase("placed", setup_placed, true));
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);
