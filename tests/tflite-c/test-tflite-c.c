@@ -628,9 +628,66 @@ START_TEST(test_tflite_c_reset_variables_served) {
 }
 END_TEST
 
+/* Placed: acceld runs the library's served interpreter in this process
+ * (PLACEMENT_CLIENT) once client_placement_min_served = 3 served
+ * executions give its compute; ResetVariableTensors then makes the
+ * client's own interpreter fresh, with the served numbers. */
+static void setup_daemon_placing(void) {
+        static const char *const args[] = { "--client-placement-min-served", "3", "--client-placement-max-us",
+                                            "60000000", "--client-placement-max-overhead", "0.0001", NULL };
+
+        harness_up_with(&d, args, false);
+        setenv("ACCELD_SOCKET", d.sock, 1);
+}
+
+static uint64_t placed_count(void) {
+        accel_daemon_status_t *st = NULL;
+        accel_client_t *c = NULL;
+        uint64_t n;
+
+        ck_assert_msg(accel_connect(d.sock, &c) == 0, "%s", accel_last_error());
+        ck_assert_msg(accel_get_status(c, &st) == 0, "%s", accel_last_error());
+        n = st->placement.placed_in_client;
+        (void) accel_daemon_status_free(st);
+        (void) accel_disconnect(c);
+        return n;
+}
+
+START_TEST(test_tflite_c_reset_variables_placed) {
+        const char *shared = golden_shared_dir();
+        golden_manifest_t *man = NULL;
+        char err[256];
+        if (!shared || golden_manifest_load(shared, &man, err, sizeof(err)) < 0) {
+                fprintf(stderr, "SKIP reset_variables_placed: the shared models are absent\n");
+                return;
+        }
+        const golden_model_t *g = golden_manifest_find(man, "micro_speech_lstm");
+        if (!g) {
+                fprintf(stderr, "SKIP reset_variables_placed: micro_speech_lstm is not in the shared models\n");
+                golden_manifest_free(man);
+                return;
+        }
+        uint8_t first[2][STATE_OUT_MAX], drifted[2][STATE_OUT_MAX], again[2][STATE_OUT_MAX];
+        size_t size[2];
+        uint64_t placed = placed_count();
+        /* Served (no compute yet: its six invokes give it), then placed. */
+        for (int k = 0; k < 2; k++) {
+                state_run(g, true, first[k], drifted[k], again[k], &size[k]);
+                ck_assert_uint_eq(placed_count(), placed + (uint64_t) k);
+                ck_assert_msg(memcmp(first[k], drifted[k], size[k]) != 0, "the state does not change the output");
+                ck_assert_msg(memcmp(first[k], again[k], size[k]) == 0, "%s: not reset", k ? "placed" : "served");
+        }
+        ck_assert_uint_eq(size[0], size[1]);
+        ck_assert_mem_eq(first[0], first[1], size[0]);
+        ck_assert_mem_eq(drifted[0], drifted[1], size[0]);
+        golden_manifest_free(man);
+}
+END_TEST
+
 int main(int argc, char **argv) {
         Suite *s = suite_create("tflite-c");
-        TCase *tu = tcase_create("api"), *tl = tcase_create("local"), *ts = tcase_create("served");
+        TCase *tu = tcase_create("api"), *tl = tcase_create("local"), *ts = tcase_create("served"),
+              *tp = tcase_create("placed");
         SRunner *sr;
         int failed;
 
@@ -659,6 +716,11 @@ int main(int argc, char **argv) {
         tcase_add_test(ts, test_tflite_c_resize_served);
         tcase_add_test(ts, test_tflite_c_reset_variables_served);
         suite_add_tcase(s, ts);
+
+        tcase_add_checked_fixture(tp, setup_daemon_placing, teardown_daemon);
+        tcase_set_timeout(tp, 120);
+        tcase_add_test(tp, test_tflite_c_reset_variables_placed);
+        suite_add_tcase(s, tp);
 
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
