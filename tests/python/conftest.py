@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 import os
+import subprocess
 
 import pytest
 
@@ -30,4 +31,20 @@ def model(models):
         if not os.path.isfile(p):
             pytest.skip(f"{p} is missing")
         return p
+    return path
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """Path of one of tests/builder's stock models (tfb-write)."""
+    tool = os.environ.get("TFB_WRITE_BIN")
+    if not tool or not os.access(tool, os.X_OK):
+        pytest.skip("TFB_WRITE_BIN (tests/builder/tfb-write) is not built")
+    d = tmp_path_factory.mktemp("models")
+
+    def path(name):
+        p = d / f"{name}.tflite"
+        if not p.exists():
+            subprocess.run([tool, name, str(p)], check=True)
+        return str(p)
     return path

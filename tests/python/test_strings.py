@@ -15,22 +15,6 @@ import accel
 from acceld_fixture import Daemon
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Path of one of tests/builder's stock models (tfb-write)."""
-    tool = os.environ.get("TFB_WRITE_BIN")
-    if not tool or not os.access(tool, os.X_OK):
-        pytest.skip("TFB_WRITE_BIN (tests/builder/tfb-write) is not built")
-    d = tmp_path_factory.mktemp("models")
-
-    def path(name):
-        p = d / f"{name}.tflite"
-        if not p.exists():
-            subprocess.run([tool, name, str(p)], check=True)
-        return str(p)
-    return path
-
-
 @pytest.fixture(params=["served", "local"])
 def make(request, daemon):
     """An Interpreter on a model path, served by acceld or local=True."""

@@ -578,8 +578,9 @@ class Interpreter:
 
         In-process (local=True) this resets the variable tensors to zero, as
         tflite_runtime does. Served, acceld keeps the state of a stateful
-        model per interpreter (no other interpreter sees it) and this puts
-        it back to what a new interpreter starts with: variable tensors,
+        model per interpreter (no other interpreter sees it), and placed in
+        this process by acceld the interpreter holds its own; either way
+        this puts it back to what a new interpreter starts with: variable tensors,
         resource variables and CALL_ONCE initialisation alike. A stateless
         model has nothing to reset."""
         with self._lock:
