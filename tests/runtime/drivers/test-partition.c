@@ -6,7 +6,6 @@
  * the reference run, and max_delegated_partitions is honoured.
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "partition.h"
 #include "rt.h"
 #include "settings.h"
+#include "test-threads.h"
 
 #define F RT_TYPE_FLOAT32
 
@@ -318,16 +318,6 @@ START_TEST(test_driver_registry) {
 }
 END_TEST
 
-static int count_threads(void) {
-        DIR *d = opendir("/proc/self/task");
-        int n = 0;
-        ck_assert_ptr_nonnull(d);
-        for (struct dirent *e; (e = readdir(d));)
-                n += e->d_name[0] != '.';
-        closedir(d);
-        return n;
-}
-
 /* The XNNPACK groups of one interpreter share one thread pool: a model split
  * into many groups must not start a pool (and its workers) per group.
  * Style transfer is split here by keeping its MIRROR_PADs (builtin 100) off
@@ -347,7 +337,7 @@ START_TEST(test_xnnpack_groups_share_one_pool) {
                                                 &s, err, sizeof(err)), 0);
         rt_interp_options_t *o = rt_interp_options_new();
         ck_assert_int_eq(rt_interp_options_set_settings(o, &s), 0);
-        int before = count_threads();
+        int before = test_threads_before();
         rt_interp_t *it = NULL;
         setenv("ACCELD_XNNPACK_DISABLE_OPS", "100", 1);
         ck_assert_msg(rt_interp_create(m, o, &it, err, sizeof(err)) == 0, "%s", err);
@@ -362,10 +352,10 @@ START_TEST(test_xnnpack_groups_share_one_pool) {
         ck_assert_uint_gt(groups, 10);
         /* One pool of 2 threads adds one worker (and pool.c's rester),
          * whatever the group count. */
-        ck_assert_int_le(count_threads() - before, 2);
+        ck_assert_int_le(test_threads_count() - before, 2);
         ck_assert_int_eq(rt_interp_invoke(it), 0);
         rt_interp_free(it);
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
         rt_interp_options_free(o);
         rt_settings_done(&s);
         rt_model_free(m);
@@ -391,7 +381,7 @@ START_TEST(test_xnnpack_style_transfer_one_group) {
                                                 &s, err, sizeof(err)), 0);
         rt_interp_options_t *o = rt_interp_options_new();
         ck_assert_int_eq(rt_interp_options_set_settings(o, &s), 0);
-        int before = count_threads();
+        int before = test_threads_before();
         rt_interp_t *it = NULL;
         ck_assert_msg(rt_interp_create(m, o, &it, err, sizeof(err)) == 0, "%s", err);
         ck_assert_msg(rt_interp_allocate_tensors(it) == 0, "%s", rt_interp_last_error(it));
@@ -399,7 +389,7 @@ START_TEST(test_xnnpack_style_transfer_one_group) {
         size_t np = rt_interp_partitions(it, parts, 4);
         ck_assert_uint_eq(np, 1);
         ck_assert_str_eq(parts[0].driver, "xnnpack");
-        ck_assert_int_le(count_threads() - before, 2);   /* a worker, the rester */
+        ck_assert_int_le(test_threads_count() - before, 2);   /* a worker, the rester */
         ck_assert_int_eq(rt_interp_invoke(it), 0);
         rt_interp_free(it);
         rt_interp_options_free(o);

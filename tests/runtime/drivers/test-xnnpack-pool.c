@@ -8,7 +8,6 @@
  */
 #include <check.h>
 #include <pthread.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,31 +16,8 @@
 #include "driver.h"
 #include "rt.h"
 #include "settings.h"
+#include "test-threads.h"
 #include "xnnpack-internal.h"
-
-static int count_threads(void) {
-        DIR *d = opendir("/proc/self/task");
-        int n = 0;
-        ck_assert_ptr_nonnull(d);
-        for (struct dirent *e; (e = readdir(d));)
-                n += e->d_name[0] != '.';
-        closedir(d);
-        return n;
-}
-
-static void *nothing(void *arg) {
-        return arg;
-}
-
-/* The thread count before a test's pools: a thread is started and joined
- * first, so that the sanitizers' own background thread (ThreadSanitizer
- * starts one with the first thread) is already there. */
-static int threads_before(void) {
-        pthread_t t;
-        ck_assert_int_eq(pthread_create(&t, NULL, nothing, NULL), 0);
-        ck_assert_int_eq(pthread_join(t, NULL), 0);
-        return count_threads();
-}
 
 /* pthreadpool's own synchronization is invisible to ThreadSanitizer (the
  * library is not instrumented): the counter is only touched atomically. */
@@ -61,27 +37,27 @@ static void count_item(void *ctx, size_t i) {
 /* Same owner and thread count: the same pool; the last release joins its
  * worker, and the rester once no pool is left. */
 START_TEST(test_pool_shared_per_owner_no_leak) {
-        int a, b, before = threads_before();
+        int a, b, before = test_threads_before();
         pthreadpool_t p1 = rt__xnn_pool_acquire(&a, 2);
         ck_assert_ptr_nonnull(p1);
-        ck_assert_int_eq(count_threads(), before + 2);   /* its worker, the rester */
+        ck_assert_int_eq(test_threads_count(), before + 2);   /* its worker, the rester */
         pthreadpool_t p2 = rt__xnn_pool_acquire(&a, 2);
         pthreadpool_t p3 = rt__xnn_pool_acquire(&b, 2);
         ck_assert_ptr_eq(p1, p2);
         ck_assert_ptr_ne(p1, p3);
-        ck_assert_int_eq(count_threads(), before + 3);
+        ck_assert_int_eq(test_threads_count(), before + 3);
         rt__xnn_pool_release(p1);
-        ck_assert_int_eq(count_threads(), before + 3);
+        ck_assert_int_eq(test_threads_count(), before + 3);
         rt__xnn_pool_release(p2);
         rt__xnn_pool_release(p3);
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
 }
 END_TEST
 
 /* A group entering another pool puts the idle pool that ran last to rest,
  * once; a busy pool is left alone, and so is the pool being entered. */
 START_TEST(test_pool_enter_rests_the_other_idle_pool) {
-        int a, b, before = threads_before();
+        int a, b, before = test_threads_before();
         unsigned items = 0;
         rt__xnn_pool_set_linger_ns(0);  /* no rest by time here */
         pthreadpool_t pa = rt__xnn_pool_acquire(&a, 2);
@@ -123,7 +99,7 @@ START_TEST(test_pool_enter_rests_the_other_idle_pool) {
         ck_assert_uint_eq(items_get(&items), 64);
         rt__xnn_pool_release(pa);
         rt__xnn_pool_release(pb);
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
         /* Unknown pools count nothing. */
         ck_assert_uint_eq(rt__xnn_pool_rests(NULL), 0);
         rt__xnn_pool_set_linger_ns(2000000);
@@ -134,7 +110,7 @@ END_TEST
  * other pool runs); a busy one is not. No timing is asserted: the test
  * waits for the rest, up to 10 s. */
 START_TEST(test_pool_idle_pool_rested_after_linger) {
-        int a, before = threads_before();
+        int a, before = test_threads_before();
         unsigned items = 0;
         rt__xnn_pool_set_linger_ns(1000000);
         pthreadpool_t pa = rt__xnn_pool_acquire(&a, 2);
@@ -159,7 +135,7 @@ START_TEST(test_pool_idle_pool_rested_after_linger) {
         pthreadpool_parallelize_1d(pa, count_item, &items, 64, 0);
         ck_assert_uint_eq(items_get(&items), 64);
         rt__xnn_pool_release(pa);
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
         rt__xnn_pool_set_linger_ns(2000000);
 }
 END_TEST
@@ -201,9 +177,9 @@ START_TEST(test_pool_two_interpreters_alternate_exact) {
         snprintf(path, sizeof(path), "%s/models/mobilenet_v2_1.0_224_quant.tflite", shared);
         rt_model_t *m = NULL;
         ck_assert_msg(rt_model_load_file(path, &m, err, sizeof(err)) == 0, "%s", err);
-        int before = threads_before();
+        int before = test_threads_before();
         rt_interp_t *one = interp_new(m, 1), *a = interp_new(m, 2), *b = interp_new(m, 2);
-        ck_assert_int_eq(count_threads(), before + 3);   /* two workers, the rester */
+        ck_assert_int_eq(test_threads_count(), before + 3);   /* two workers, the rester */
         const rt_tensor_t *ot = rt_interp_output_tensor(one, 0);
         size_t out_bytes = rt_tensor_count(ot) * rt_type_size(ot->type);
         for (unsigned round = 0; round < 3; round++) {
@@ -220,7 +196,7 @@ START_TEST(test_pool_two_interpreters_alternate_exact) {
         rt_interp_free(a);
         rt_interp_free(b);
         rt_interp_free(one);
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
         rt_model_free(m);
 }
 END_TEST

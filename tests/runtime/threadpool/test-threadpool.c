@@ -10,7 +10,6 @@
  * use calls whose two ways differ by orders of magnitude).
  */
 #include <check.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,29 +20,8 @@
 #include <xmmintrin.h>
 #endif
 
+#include "test-threads.h"
 #include "threadpool.h"
-
-static int count_threads(void) {
-        DIR *d = opendir("/proc/self/task");
-        int n = 0;
-        ck_assert_ptr_nonnull(d);
-        for (struct dirent *e; (e = readdir(d));)
-                n += e->d_name[0] != '.';
-        closedir(d);
-        return n;
-}
-
-static void *nothing(void *arg) {
-        return arg;
-}
-
-/* See test-xnnpack-pool.c: the sanitizers' background thread first. */
-static int threads_before(void) {
-        pthread_t t;
-        ck_assert_int_eq(pthread_create(&t, NULL, nothing, NULL), 0);
-        ck_assert_int_eq(pthread_join(t, NULL), 0);
-        return count_threads();
-}
 
 static void sleep_ms(long ms) {
         struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
@@ -221,14 +199,14 @@ static void run_every_variant(pthreadpool_t p, int threads) {
 #pragma GCC diagnostic pop
 
 START_TEST(test_every_entry_point_covers_each_index_once) {
-        int before = threads_before();
+        int before = test_threads_before();
         run_every_variant(NULL, 0);
         ck_assert_uint_eq(pthreadpool_get_threads_count(NULL), 1);
         for (size_t threads = 1; threads <= 4; threads++) {
                 pthreadpool_t p = pthreadpool_create(threads);
                 ck_assert_ptr_nonnull(p);
                 ck_assert_uint_eq(pthreadpool_get_threads_count(p), threads);
-                ck_assert_int_eq(count_threads(), before + (int) threads - 1);
+                ck_assert_int_eq(test_threads_count(), before + (int) threads - 1);
                 for (int round = 0; round < 3; round++)
                         run_every_variant(p, (int) threads);
                 rt_threadpool_stats_t st;
@@ -236,7 +214,7 @@ START_TEST(test_every_entry_point_covers_each_index_once) {
                 ck_assert_uint_eq(st.calls, 3 * 27);
                 ck_assert_uint_eq(st.parallel, threads > 1 ? 3 * 27 : 0);
                 pthreadpool_destroy(p);
-                ck_assert_int_eq(count_threads(), before);
+                ck_assert_int_eq(test_threads_count(), before);
         }
         /* 0: one thread per online CPU. */
         pthreadpool_t p = pthreadpool_create(0);
@@ -355,7 +333,7 @@ START_TEST(test_sleeping_worker_woken) {
 END_TEST
 
 START_TEST(test_destroy_while_asleep) {
-        int before = threads_before();
+        int before = test_threads_before();
         for (size_t threads = 2; threads <= 4; threads++) {
                 pthreadpool_t p = pthreadpool_create(threads);
                 rt_threadpool_set_spin_ns(p, 0);
@@ -363,11 +341,11 @@ START_TEST(test_destroy_while_asleep) {
                 pthreadpool_parallelize_1d(p, slow_item, &s, 4, 0);
                 wait_asleep(p, (unsigned) threads - 1);
                 pthreadpool_destroy(p);
-                ck_assert_int_eq(count_threads(), before);
+                ck_assert_int_eq(test_threads_count(), before);
         }
         /* And while they spin, right after creation. */
         pthreadpool_destroy(pthreadpool_create(4));
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
 }
 END_TEST
 
@@ -389,13 +367,13 @@ static void nested_item(void *ctx, size_t i) {
 }
 
 START_TEST(test_nested_create_destroy) {
-        int before = threads_before();
+        int before = test_threads_before();
         pthreadpool_t p = pthreadpool_create(2);
         unsigned ok = 0;
         pthreadpool_parallelize_1d(p, nested_item, &ok, 6, 0);
         ck_assert_uint_eq(ok, 6);
         pthreadpool_destroy(p);
-        ck_assert_int_eq(count_threads(), before);
+        ck_assert_int_eq(test_threads_count(), before);
 }
 END_TEST
 
