@@ -596,35 +596,63 @@ static void state_run(const golden_model_t *g, bool served, uint8_t *first, uint
         unsetenv("ACCEL_TFLITE_SETTINGS");
 }
 
-START_TEST(test_tflite_c_reset_variables_served) {
+/* micro_speech_lstm of the shared models (*ret_man holds it; free it), or
+ * NULL when it is absent: the test `what` is skipped. */
+static const golden_model_t *state_model(const char *what, golden_manifest_t **ret_man) {
         const char *shared = golden_shared_dir();
-        golden_manifest_t *man = NULL;
+        const golden_model_t *g;
         char err[256];
-        if (!shared || golden_manifest_load(shared, &man, err, sizeof(err)) < 0) {
-                fprintf(stderr, "SKIP reset_variables: the shared models are absent\n");
-                return;
+
+        *ret_man = NULL;
+        if (!shared || golden_manifest_load(shared, ret_man, err, sizeof(err)) < 0) {
+                fprintf(stderr, "SKIP %s: the shared models are absent\n", what);
+                return NULL;
         }
-        const golden_model_t *g = golden_manifest_find(man, "micro_speech_lstm");
+        g = golden_manifest_find(*ret_man, "micro_speech_lstm");
         if (!g) {
-                fprintf(stderr, "SKIP reset_variables: micro_speech_lstm is not in the shared models\n");
-                golden_manifest_free(man);
-                return;
+                fprintf(stderr, "SKIP %s: micro_speech_lstm is not in the shared models\n", what);
+                golden_manifest_free(*ret_man);
+                *ret_man = NULL;
         }
+        return g;
+}
+
+static uint64_t placed_count(void);
+
+/* Two runs of state_run() on micro_speech_lstm (skipped, as test `what`,
+ * when absent), the first local or served (served0), the
+ * second served; with `placed`, the first is served, the second placed
+ * (GetStatus counts it). In each the state matters and the reset brings it
+ * back, and both give the same numbers. */
+static void state_pair(const char *what, bool served0, bool placed) {
+        const char *const names[2] = { served0 ? "served" : "local", placed ? "placed" : "served" };
         uint8_t first[2][STATE_OUT_MAX], drifted[2][STATE_OUT_MAX], again[2][STATE_OUT_MAX];
+        golden_manifest_t *man = NULL;
+        const golden_model_t *g = state_model(what, &man);
+        uint64_t n;
         size_t size[2];
-        for (int served = 0; served < 2; served++) {
-                state_run(g, served, first[served], drifted[served], again[served], &size[served]);
-                /* The state mattered, and the reset brought it back. */
-                ck_assert_msg(memcmp(first[served], drifted[served], size[served]) != 0,
-                              "%s: the state does not change the output", served ? "served" : "local");
-                ck_assert_msg(memcmp(first[served], again[served], size[served]) == 0,
-                              "%s: not reset", served ? "served" : "local");
+
+        if (!g)
+                return;
+        n = placed ? placed_count() : 0;
+
+        for (int k = 0; k < 2; k++) {
+                state_run(g, k ? true : served0, first[k], drifted[k], again[k], &size[k]);
+                if (placed)
+                        ck_assert_uint_eq(placed_count(), n + (uint64_t) k);
+                ck_assert_msg(memcmp(first[k], drifted[k], size[k]) != 0, "%s: the state does not change the output",
+                              names[k]);
+                ck_assert_msg(memcmp(first[k], again[k], size[k]) == 0, "%s: not reset", names[k]);
         }
         ck_assert_uint_eq(size[0], size[1]);
         ck_assert_mem_eq(first[0], first[1], size[0]);
         ck_assert_mem_eq(drifted[0], drifted[1], size[0]);
         ck_assert_mem_eq(again[0], again[1], size[0]);
         golden_manifest_free(man);
+}
+
+START_TEST(test_tflite_c_reset_variables_served) {
+        state_pair("reset_variables", false, false);
 }
 END_TEST
 
@@ -654,33 +682,8 @@ static uint64_t placed_count(void) {
 }
 
 START_TEST(test_tflite_c_reset_variables_placed) {
-        const char *shared = golden_shared_dir();
-        golden_manifest_t *man = NULL;
-        char err[256];
-        if (!shared || golden_manifest_load(shared, &man, err, sizeof(err)) < 0) {
-                fprintf(stderr, "SKIP reset_variables_placed: the shared models are absent\n");
-                return;
-        }
-        const golden_model_t *g = golden_manifest_find(man, "micro_speech_lstm");
-        if (!g) {
-                fprintf(stderr, "SKIP reset_variables_placed: micro_speech_lstm is not in the shared models\n");
-                golden_manifest_free(man);
-                return;
-        }
-        uint8_t first[2][STATE_OUT_MAX], drifted[2][STATE_OUT_MAX], again[2][STATE_OUT_MAX];
-        size_t size[2];
-        uint64_t placed = placed_count();
         /* Served (no compute yet: its six invokes give it), then placed. */
-        for (int k = 0; k < 2; k++) {
-                state_run(g, true, first[k], drifted[k], again[k], &size[k]);
-                ck_assert_uint_eq(placed_count(), placed + (uint64_t) k);
-                ck_assert_msg(memcmp(first[k], drifted[k], size[k]) != 0, "the state does not change the output");
-                ck_assert_msg(memcmp(first[k], again[k], size[k]) == 0, "%s: not reset", k ? "placed" : "served");
-        }
-        ck_assert_uint_eq(size[0], size[1]);
-        ck_assert_mem_eq(first[0], first[1], size[0]);
-        ck_assert_mem_eq(drifted[0], drifted[1], size[0]);
-        golden_manifest_free(man);
+        state_pair("reset_variables_placed", true, true);
 }
 END_TEST
 
