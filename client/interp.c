@@ -945,7 +945,7 @@ int accel_interp_reset_variables(accel_interp_t *it) {
                 return accel__error(-EBUSY, ACCEL_STATUS_NONE, "an invoke is in flight");
         if (it->local) {
                 r = accel__local_reset_variables(it->local);
-                return r < 0 ? local_error(it, r) : r;
+                return r == -ENOMEM ? oom() : r < 0 ? local_error(it, r) : r;
         }
         rv.has_handle = 1;
         rv.handle = it->handle;

@@ -84,10 +84,11 @@ int accel__local_reset_variables(accel_local_t *l) {
 
         if (!rt_interp_has_state(l->rt))
                 return 0;
-        /* A new state, swapped in for good: the interpreter's own (or the
-         * one of the previous reset) is set aside whole, resource variables
-         * and kernels' objects included, which resetting the variable
-         * tensors in place would keep. */
+        /* A new state, swapped in for good: the one the interpreter ran
+         * on goes whole, resource variables and kernels' objects included,
+         * which resetting the variable tensors in place would keep (the
+         * interpreter's own waits in it until rt_interp_free(); that of a
+         * previous reset is freed). */
         fresh = rt_interp_state_new();
         if (!fresh)
                 return -ENOMEM;
