@@ -528,6 +528,50 @@ START_TEST(test_placement_explicit_settings_from_served_compute) {
 }
 END_TEST
 
+/* A decision whose setting has as many threads as acceld's CPUs (asked
+ * for 64: more than any machine of this suite has) runs in the client
+ * even where the round trip is within the overhead bound
+ * (client_placement_max_overhead = 1: 100% of compute; served before),
+ * with the reason saying why; its results there are golden. Still
+ * served: "placement": "daemon", and compute over the cap. */
+START_TEST(test_placement_all_cpus_setting_runs_in_the_client) {
+        const char *const cands[] = { "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":64}}" };
+        const golden_model_t *g = golden(TINY);
+        harness_daemon_t d = {};
+        accel_client_t *c;
+        accel_interp_t *it;
+        const char *sha;
+
+        harness_faulty_up(&d, "client_placement_max_overhead = 1\n");
+        c = client(&d);
+        sha = bench(c, g->path, cands, 1);
+        set_end_medians(&d, sha, 5000);
+        it = prepare(&d, g->path, NULL);
+        ck_assert_str_eq(accel_interp_placement(it), "client");
+        ck_assert_msg(strncmp(accel_interp_placement_reason(it), "client: compute 5000 us on ", 27) == 0 &&
+                      strstr(accel_interp_placement_reason(it), " threads, as many as the ") != NULL &&
+                      strstr(accel_interp_placement_reason(it), "acceld may use: a served answer waits for a CPU") !=
+                              NULL,
+                      "%s", accel_interp_placement_reason(it));
+        run_golden(it, g);
+        accel_interp_delete(it);
+
+        it = prepare(&d, g->path, "{\"placement\":\"daemon\"}");
+        ck_assert_str_eq(accel_interp_placement(it), "daemon");
+        run_golden(it, g);
+        accel_interp_delete(it);
+
+        set_end_medians(&d, sha, 20000);
+        it = prepare(&d, g->path, NULL);
+        ck_assert_str_eq(accel_interp_placement(it), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(it), "over client_placement_max_us (10000)") != NULL, "%s",
+                      accel_interp_placement_reason(it));
+        accel_interp_delete(it);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
 int main(int argc, char **argv) {
         Suite *s = suite_create("acceld-placement");
         TCase *tc = tcase_create("placement");
@@ -552,6 +596,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_placement_plugin_model_stays_in_the_daemon);
         tcase_add_test(tc, test_placement_above_2ms_follows_the_overhead);
         tcase_add_test(tc, test_placement_explicit_settings_from_served_compute);
+        tcase_add_test(tc, test_placement_all_cpus_setting_runs_in_the_client);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
