@@ -103,6 +103,11 @@ bool accel__lane_wanted(void);
 int accel__lane_open(accel_client_t *c, uint64_t handle, uint64_t buffer, void *ctl, uint64_t ctl_offset,
                      const accel__lane_region_t *ins, size_t n_ins, const accel__lane_region_t *outs, size_t n_outs,
                      accel_lane_t **ret);
+/* The instance's settings key ("delegate=XNNPACK;threads=2;..."): when
+ * its threads are as many as this process's CPUs, the lane's waits sleep
+ * at once (no spin, no early wake-up that would take a CPU from the
+ * execution). */
+void accel__lane_note_settings(accel_lane_t *l, const char *settings_key);
 /* Ring, wait, read the status and the output shapes. 0, or the daemon's
  * status as -errno with the last error set, -ECONNRESET when the
  * connection went away (the lane is then unusable: close it). */

@@ -1043,7 +1043,8 @@ static void lane_open(accel_interp_t *it) {
                              (size_t) it->n_inputs, outs, (size_t) it->n_outputs, &it->lane) < 0) {
                 it->lane = NULL;
                 accel__error_clear();
-        }
+        } else
+                accel__lane_note_settings(it->lane, it->settings_key);
 }
 
 int accel_interp_allocate_tensors(accel_interp_t *it) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,30 @@ static uint64_t env_us(const char *name, uint64_t def) {
                 return def;
         v = strtoull(e, &end, 10);
         return *end || v > 1000000u ? def : (uint64_t) v;
+}
+
+void accel__lane_note_settings(accel_lane_t *l, const char *settings_key) {
+        const char *p = settings_key ? strstr(settings_key, ";threads=") : NULL;
+        long threads = p ? strtol(p + strlen(";threads="), NULL, 10) : 1;
+        cpu_set_t set;
+        long cpus = 0;
+
+        if (!l)
+                return;
+        if (sched_getaffinity(0, sizeof(set), &set) == 0)
+                cpus = CPU_COUNT(&set);
+        if (cpus <= 0 || threads < cpus)
+                return;
+        /* The execution's threads take every CPU this process may use:
+         * the caller and pool workers that spin between operators. A
+         * client that spins, or wakes ahead of the expected end and
+         * spins, takes a CPU from that execution: perf sched showed the
+         * timed wake-up preempting the lane thread of hand landmark at 2
+         * threads on 2 vCPUs for 650-700 us in a third of the invokes
+         * (issue 27). It sleeps until acceld wakes it instead, unless the
+         * environment says otherwise. */
+        l->spin_us = env_us("ACCEL_LANE_SPIN_US", 0);
+        l->ahead_us = env_us("ACCEL_LANE_WAKE_AHEAD_US", 0);
 }
 
 static void region_set(Acceld__TensorData *d, uint64_t buffer, const accel__lane_region_t *r) {

@@ -16,8 +16,8 @@
 #include "host/host.h"
 #include "placement.h"
 #include "serving/models.h"
+#include "serving/scheduler.h"
 
-#define PINGS 200
 #define SERVED_WINDOW 64
 /* Instances whose served compute is kept (the least recently noted one
  * gives way), and the samples kept of each. */
@@ -71,51 +71,61 @@ static int cmp_i64(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
-/* The service time of the delayed pings: about what a ~1 ms model
- * computes while its client waits. */
-#define DELAYED_PINGS 40
-#define DELAY_NS 1000000ull
+/* The helper of bench_placement_measure_pings(): answers each 64-byte
+ * message with one of its own; a message whose first byte is 1 is
+ * answered after `delay_ns` of busy work, as a lane or a worker answers
+ * after the model's compute. */
+typedef struct echo {
+        int fd;
+        uint64_t delay_ns;
+        uint64_t busy_answers;          /* read after the join */
+} echo_t;
 
-/* The helper: answers each 64-byte message with one of its own; a
- * message whose first byte is 1 is answered after DELAY_NS of busy work,
- * as a lane or a worker answers after the model's compute. */
 static void *echo_main(void *userdata) {
-        int fd = *(int *) userdata;
+        echo_t *e = userdata;
         char buf[64];
 
         for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
+                ssize_t n = read(e->fd, buf, sizeof(buf));
 
                 if (n <= 0)
                         break;
                 if (buf[0] == 1) {
-                        uint64_t until = acc_now_ns() + DELAY_NS;
+                        uint64_t until = acc_now_ns() + e->delay_ns;
 
                         while (acc_now_ns() < until)
                                 ;
+                        e->busy_answers++;
                 }
-                if (write(fd, buf, (size_t) n) != n)
+                if (write(e->fd, buf, (size_t) n) != n)
                         break;
         }
         return NULL;
 }
 
 /* The median of `count` pings, in microseconds; those of `delayed` ones
- * less the echo's busy time. */
-static int64_t pings_median(int fd, int64_t *v, size_t count, bool delayed) {
+ * less the echo's busy time. *ret_min_raw_ns: the shortest ping, busy
+ * time included. */
+static int64_t pings_median(int fd, int64_t *v, size_t count, uint64_t delay_ns, bool delayed,
+                            uint64_t *ret_min_raw_ns) {
         char buf[64] = { 0 };
         size_t n = 0;
+        uint64_t min = UINT64_MAX;
 
         buf[0] = delayed ? 1 : 0;
         for (; n < count; n++) {
-                uint64_t t0 = acc_now_ns();
+                uint64_t t0 = acc_now_ns(), took;
 
                 if (write(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf) ||
                     read(fd, buf, sizeof(buf)) != (ssize_t) sizeof(buf))
                         return -EIO;
-                v[n] = (int64_t) (acc_now_ns() - t0) - (delayed ? (int64_t) DELAY_NS : 0);
+                took = acc_now_ns() - t0;
+                if (took < min)
+                        min = took;
+                v[n] = (int64_t) took - (delayed ? (int64_t) delay_ns : 0);
         }
         qsort(v, n, sizeof(v[0]), cmp_i64);
+        *ret_min_raw_ns = min;
         return v[n / 2] < 0 ? 0 : (v[n / 2] + 500) / 1000;
 }
 
@@ -126,34 +136,48 @@ static int64_t pings_median(int fd, int64_t *v, size_t count, bool delayed) {
  * vCPU (50-140 us on this project's 2-vCPU VM, where back-to-back pings
  * measured 28-34 us and placement then served models over lanes that
  * ran 1.4x native's time). The larger of the two is kept. */
-int64_t bench_placement_measure(void) {
-        int64_t v[PINGS], quick, delayed = -1;
+int64_t bench_placement_measure_pings(uint64_t delay_ns, bench_placement_pings_t *ret) {
+        int64_t v[BENCH_PLACEMENT_PINGS], quick, delayed = -1;
+        uint64_t min_quick = 0, min_delayed = 0;
+        echo_t e = { .delay_ns = delay_ns };
         pthread_t th;
         int sv[2], r = 0;
 
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
-        r = -pthread_create(&th, NULL, echo_main, &sv[1]);
+        e.fd = sv[1];
+        r = -pthread_create(&th, NULL, echo_main, &e);
         if (r < 0) {
                 (void) close(sv[0]);
                 (void) close(sv[1]);
                 return r;
         }
-        quick = pings_median(sv[0], v, PINGS, false);
+        quick = pings_median(sv[0], v, BENCH_PLACEMENT_PINGS, delay_ns, false, &min_quick);
         if (quick >= 0)
-                delayed = pings_median(sv[0], v, DELAYED_PINGS, true);
+                delayed = pings_median(sv[0], v, BENCH_PLACEMENT_DELAYED_PINGS, delay_ns, true, &min_delayed);
         (void) shutdown(sv[0], SHUT_RDWR);
         (void) pthread_join(th, NULL);
         (void) close(sv[0]);
         (void) close(sv[1]);
         if (quick < 0 || delayed < 0)
                 return quick < 0 ? quick : delayed;
+        if (ret)
+                *ret = (bench_placement_pings_t) {
+                        .quick_us = quick,
+                        .delayed_us = delayed,
+                        .delayed_min_raw_us = (int64_t) (min_delayed / 1000),
+                        .busy_answers = e.busy_answers,
+                };
         if (delayed > quick)
                 quick = delayed;
         pthread_mutex_lock(&pl.mu);
         pl.socket_us = quick;
         pthread_mutex_unlock(&pl.mu);
         return quick;
+}
+
+int64_t bench_placement_measure(void) {
+        return bench_placement_measure_pings(BENCH_PLACEMENT_DELAY_NS, NULL);
 }
 
 void bench_placement_note_served(uint64_t overhead_us) {
@@ -274,6 +298,8 @@ static bool placement_decide(const rt_settings_t *s, int64_t compute_us, const c
                              size_t why_size) {
         bench_placement_config_t cfg;
         bench_placement_status_t st;
+        int32_t threads;
+        unsigned cpus;
 
         bench_placement_get_config(&cfg);
         bench_placement_status(&st);
@@ -310,6 +336,27 @@ static bool placement_decide(const rt_settings_t *s, int64_t compute_us, const c
                                 (long long) compute_us, (unsigned long long) cfg.max_compute_us,
                                 (long long) st.round_trip_us);
                 return false;
+        }
+        threads = s ? rt_settings_num_threads(s, 1) : 1;
+        cpus = daemon_cpu_budget();
+        if (threads > 0 && (unsigned) threads >= cpus) {
+                /* Served, such a setting's threads hold every CPU acceld
+                 * may use when its answer is ready (the caller, and pool
+                 * workers that spin for the next operator or invoke), so
+                 * the client waiting for it wakes onto a CPU one of them
+                 * holds, or takes one from the computation with its wait:
+                 * 270-550 us per invoke for hand landmark at 2 threads on
+                 * this 2-vCPU VM against a 43 us ping estimate, which never
+                 * sees that contention (docs/architecture.md,
+                 * "Placement"). In the client the same threads run with
+                 * nobody to wake. */
+                (void) snprintf(why, why_size,
+                                "client: compute %lld us on %d threads, as many as the %u CPU%s acceld may use: a "
+                                "served answer waits for a CPU its threads hold (round trip %lld us with one idle): "
+                                "runs in the client",
+                                (long long) compute_us, (int) threads, cpus, cpus == 1 ? "" : "s",
+                                (long long) st.round_trip_us);
+                return true;
         }
         if ((double) st.round_trip_us <= cfg.max_overhead * (double) compute_us) {
                 (void) snprintf(why, why_size,

@@ -19,8 +19,11 @@
  *               between two threads, measured after each mini-benchmark,
  *               plus the median in-daemon overhead of served Execute
  *               requests (receipt to reply, minus compute).
- * A model runs in the client when the round trip is more than
- * max_overhead (client_placement_max_overhead) of its compute and its
+ * A model runs in the client when its setting has as many threads as the
+ * CPUs acceld may use (daemon_cpu_budget(): served, its threads hold every
+ * CPU when the answer is ready, a cost the round trip never sees), or when
+ * the round trip is more than
+ * max_overhead (client_placement_max_overhead) of its compute; and its
  * compute is at most max_compute_us (config client_placement_max_us; 0 =
  * placement off; the default, 10 ms, is where this machine's socket round
  * trip of about 100 us falls to 1% of compute: above it only a round trip
@@ -59,10 +62,28 @@ typedef struct bench_placement_config {
 void bench_placement_configure(const bench_placement_config_t *c);
 void bench_placement_get_config(bench_placement_config_t *ret);
 
-/* Measure the socket round trip now (about 200 ping-pongs between this
- * thread and a helper, a few milliseconds) and keep the median. Returns
- * it in microseconds, or a negative errno. */
+/* Measure the socket round trip now and keep it: the larger of the
+ * median of 200 back-to-back ping-pongs between this thread and a helper
+ * and the median of 40 that the helper answers after 1 ms of busy work
+ * (less that work; about 45 ms in all). Returns it in microseconds, or a
+ * negative errno. */
 int64_t bench_placement_measure(void);
+
+#define BENCH_PLACEMENT_PINGS 200
+#define BENCH_PLACEMENT_DELAYED_PINGS 40
+#define BENCH_PLACEMENT_DELAY_NS 1000000ull
+
+typedef struct bench_placement_pings {
+        int64_t quick_us;               /* median of the back-to-back pings */
+        int64_t delayed_us;             /* median of the delayed ones, less the busy work */
+        int64_t delayed_min_raw_us;     /* the shortest delayed one, busy work included */
+        uint64_t busy_answers;          /* answers the helper gave after busy work */
+} bench_placement_pings_t;
+
+/* bench_placement_measure() with the delayed pings' busy work lasting
+ * delay_ns; *ret (may be NULL) receives both medians. Returns (and keeps)
+ * the larger. */
+int64_t bench_placement_measure_pings(uint64_t delay_ns, bench_placement_pings_t *ret);
 
 /* A served Execute: its in-daemon overhead (receipt to reply, minus
  * compute). Called on the loop; cheap. */

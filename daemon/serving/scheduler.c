@@ -155,9 +155,12 @@ static void *worker_main(void *arg) {
                 }
                 j->batch_next = NULL;
                 s->n_running--;
-                bool freed = j->resource != NULL;
-                if (freed)
+                bool freed = j->resource != NULL, wake_queue = false, wake_lanes = false;
+                if (freed) {
                         j->resource->busy--;
+                        wake_queue = q->head != NULL;
+                        wake_lanes = s->res_waiters > 0;
+                }
                 done_push(s, j);
                 /* From here j is the loop's (async_cb may free it): not
                  * touched again. The wake-ups go out after the unlock, so
@@ -166,11 +169,12 @@ static void *worker_main(void *arg) {
                  * under s->mu before it sleeps; q, its cond and s->async
                  * live until daemon_sched_stop() has joined this thread. */
                 pthread_mutex_unlock(&s->mu);
-                if (freed) {
-                        /* A job skipped for this resource may run now. */
+                /* A job skipped for this resource may run now; only
+                 * those who wait are woken (see resource_give()). */
+                if (wake_queue)
                         pthread_cond_broadcast(&q->cond);
+                if (wake_lanes)
                         pthread_cond_broadcast(&s->res_cond);
-                }
                 /* Safe from any thread; the callback runs on the loop. */
                 (void) uv_async_send(&s->async);
                 pthread_mutex_lock(&s->mu);
@@ -406,7 +410,9 @@ int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, 
                 uint64_t now;
 
                 if (deadline_ns == 0) {
+                        s->res_waiters++;
                         pthread_cond_wait(&s->res_cond, &s->mu);
+                        s->res_waiters--;
                         continue;
                 }
                 now = uv_hrtime();
@@ -414,7 +420,9 @@ int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, 
                         r = -ETIME;
                         break;
                 }
+                s->res_waiters++;
                 cond_wait_for(&s->res_cond, &s->mu, deadline_ns - now);
+                s->res_waiters--;
         }
         if (r == 0 && s->stopping)
                 r = -ESHUTDOWN;
@@ -428,6 +436,7 @@ int daemon_sched_resource_take(daemon_sched_t *s, daemon_sched_resource_t *res, 
 
 void daemon_sched_resource_give(daemon_sched_t *s, daemon_sched_resource_t *res) {
         daemon_sched_queue_t *queues;
+        bool wake_queues, wake_lanes;
 
         pthread_mutex_lock(&s->mu);
         res->busy--;
@@ -437,12 +446,22 @@ void daemon_sched_resource_give(daemon_sched_t *s, daemon_sched_resource_t *res)
          * daemon_sched_stop(), after the lanes are joined. A queue added
          * after the unlock has workers that test busy after this change. */
         queues = s->queues;
+        /* Only threads that wait are woken. Broadcasting every queue after
+         * each lane execution woke every idle worker (two on a 2-CPU
+         * machine) just before the lane published its result: on a
+         * machine whose CPUs the execution's threads hold, they ran ahead
+         * of the client waiting for that result (perf sched, issue 27).
+         * None is lost: a job queued or a lane waiting after the unlock
+         * tests busy, changed above, under s->mu. */
+        wake_queues = s->n_queued > 0;
+        wake_lanes = s->res_waiters > 0;
         pthread_mutex_unlock(&s->mu);
         /* Queued jobs skipped for this resource may run now; woken after
          * the unlock, as a worker wakes them. */
-        for (daemon_sched_queue_t *q = queues; q; q = q->next)
+        for (daemon_sched_queue_t *q = queues; wake_queues && q; q = q->next)
                 pthread_cond_broadcast(&q->cond);
-        pthread_cond_broadcast(&s->res_cond);
+        if (wake_lanes)
+                pthread_cond_broadcast(&s->res_cond);
 }
 
 static void async_close_cb(uv_handle_t *h) {

@@ -96,6 +96,7 @@ struct daemon_sched {
         unsigned n_queued;              /* under mu */
         unsigned n_running;             /* under mu */
         pthread_cond_t res_cond;        /* a resource slot was given back (lanes wait on it) */
+        unsigned res_waiters;           /* under mu: lanes waiting on res_cond */
         uint64_t n_finished;            /* loop only */
         bool stopping;
 };

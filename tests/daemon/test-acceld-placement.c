@@ -27,6 +27,7 @@
 
 #define TINY "hello_world_float"        /* a few microseconds of compute */
 #define LARGE "deeplabv3_257_float"     /* milliseconds */
+#define MS "blazeface_front_float"      /* about a millisecond */
 #define XNNPACK_1T "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":1}}"
 #define REFERENCE "{\"delegate\":\"NONE\",\"cpu_settings\":{\"num_threads\":1}}"
 
@@ -528,6 +529,65 @@ START_TEST(test_placement_explicit_settings_from_served_compute) {
 }
 END_TEST
 
+/* A setting with as many threads as acceld's CPUs (asked for 64, more
+ * than any machine of this suite has: clamped to them) runs in the client
+ * even where the round trip is within the overhead bound
+ * (client_placement_max_overhead = 1: 100% of compute, where the old rule
+ * served a model of milliseconds; client_placement_max_us = 1 s, so that
+ * a slow build stays under the cap), with the reason saying why; its
+ * results there are golden. The compute is that of 5 served executions
+ * (client_placement_min_served = 5): before them the model is served, and
+ * with "placement": "daemon" it stays served, over a lane. */
+START_TEST(test_placement_all_cpus_setting_runs_in_the_client) {
+        const char *all = "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":64}}";
+        const char *all_daemon = "{\"delegate\":\"XNNPACK\",\"xnnpack_settings\":{\"num_threads\":64},"
+                                 "\"placement\":\"daemon\"}";
+        const golden_model_t *g = golden(MS);
+        harness_daemon_t d = {};
+        accel_client_t *c;
+        accel_interp_t *it, *served;
+        const char *why;
+
+        /* The cap out of the way: blazeface at 2 threads took 16 ms under
+         * ASan on a loaded machine. */
+        harness_faulty_up(&d, "client_placement_max_overhead = 1\nclient_placement_min_served = 5\n"
+                              "client_placement_max_us = 1000000\n");
+        c = client(&d);
+        served = prepare(&d, g->path, all);
+        ck_assert_str_eq(accel_interp_placement(served), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(served), "daemon: no measured compute time") != NULL, "%s",
+                      accel_interp_placement_reason(served));
+        for (int i = 0; i < 5; i++)
+                run_golden(served, g);
+
+        it = prepare(&d, g->path, all);
+        why = accel_interp_placement_reason(it);
+        ck_assert_msg(strcmp(accel_interp_placement(it), "client") == 0, "%s (%s)", why,
+                      accel_interp_settings_key(it));
+        ck_assert_msg(strncmp(why, "client: compute ", 16) == 0 && strstr(why, " threads, as many as the ") &&
+                      strstr(why, "acceld may use: a served answer waits for a CPU its threads hold") &&
+                      strstr(why, "; compute: the median of 5 served executions"),
+                      "%s", why);
+        run_golden(it, g);
+        accel_interp_delete(it);
+
+        /* Served over a lane, whose client then sleeps until woken
+         * (client/lane.c: no spin next to the execution's threads). */
+        it = prepare(&d, g->path, all_daemon);
+        ck_assert_str_eq(accel_interp_placement(it), "daemon");
+        ck_assert_msg(strstr(accel_interp_placement_reason(it), "\"placement\": \"daemon\"") != NULL, "%s",
+                      accel_interp_placement_reason(it));
+        run_golden(it, g);
+        ck_assert(accel_interp_uses_lane(it));
+        for (int i = 0; i < 3; i++)
+                run_golden(it, g);
+        accel_interp_delete(it);
+        accel_interp_delete(served);
+        (void) accel_disconnect(c);
+        harness_cleanup(&d);
+}
+END_TEST
+
 int main(int argc, char **argv) {
         Suite *s = suite_create("acceld-placement");
         TCase *tc = tcase_create("placement");
@@ -552,6 +612,7 @@ int main(int argc, char **argv) {
         tcase_add_test(tc, test_placement_plugin_model_stays_in_the_daemon);
         tcase_add_test(tc, test_placement_above_2ms_follows_the_overhead);
         tcase_add_test(tc, test_placement_explicit_settings_from_served_compute);
+        tcase_add_test(tc, test_placement_all_cpus_setting_runs_in_the_client);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
