@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CONV_2D: TFLite conv.cc (float, uint8, int8 per-channel, 16x8, hybrid). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "conv-internal.h"
+
+static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w);
 
 static int conv_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
         rt_conv_params_t *p = ret_params;
@@ -107,6 +114,8 @@ static int conv_prepare(rt_context_t *ctx, rt_node_t *node) {
                 if (r < 0)
                         return r;
         }
+        if (d->kind == RT_CONV_FLOAT && (r = conv_float_pack(d, w)) < 0)
+                return r;
         d->ruy_rounding = d->kind == RT_CONV_INT8 || d->kind == RT_CONV_UINT8;
         /* TFLite 2.9 EvalQuantizedPerChannel16x8: the int64 reference kernel
          * for an int64 bias, the optimized one (im2col + ruy) for an int32
@@ -141,6 +150,113 @@ static float conv_float_gemv(const geom_t *g, const float *x, const float *f, in
  * sums each output: this reproduces its results bit for bit on small
  * convolutions, which matters when a hybrid layer re-quantizes the result
  * (a double accumulator made style_transfer_dynamic_range fail). */
+static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
+                             const rt_tensor_t *bias, int32_t b, int32_t y0, int32_t x0, float *yp) {
+        for (int32_t oc = 0; oc < g->oc; oc++) {
+                float acc = 0.0f;
+                for (int32_t fy = 0; fy < g->kh; fy++) {
+                        const int32_t iy = y0 + fy * g->dh;
+                        if (iy < 0 || iy >= g->h)
+                                continue;
+                        for (int32_t fx = 0; fx < g->kw; fx++) {
+                                const int32_t ix = x0 + fx * g->dw;
+                                if (ix < 0 || ix >= g->w)
+                                        continue;
+                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
+                                for (int32_t ic = 0; ic < g->c; ic++)
+                                        acc += xp[ic] * fp[ic];
+                        }
+                }
+                yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+        }
+}
+
+#if defined(__SSE2__)
+/* The same sums, four output channels to an SSE register: lane j of an
+ * accumulator is output channel oc + j, and every lane adds the same
+ * products in the same order with a separate multiply and add (no fused
+ * multiply-add), so each output is bit for bit conv_float_pixel's. The
+ * filters come packed (conv_float_pack). */
+static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const float *x, const rt_tensor_t *bias,
+                                int32_t b, int32_t y0, int32_t x0, float *yp) {
+        const size_t oc4 = ((size_t) g->oc + 3) & ~(size_t) 3;
+        for (size_t ob = 0; ob < oc4;) {
+                /* 16 output channels at a time, then 4. */
+                const bool wide = oc4 - ob >= 16;
+                __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+                for (int32_t fy = 0; fy < g->kh; fy++) {
+                        const int32_t iy = y0 + fy * g->dh;
+                        if (iy < 0 || iy >= g->h)
+                                continue;
+                        for (int32_t fx = 0; fx < g->kw; fx++) {
+                                const int32_t ix = x0 + fx * g->dw;
+                                if (ix < 0 || ix >= g->w)
+                                        continue;
+                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
+                                if (wide) {
+                                        for (int32_t ic = 0; ic < g->c; ic++, fp += oc4) {
+                                                const __m128 xv = _mm_set1_ps(xp[ic]);
+                                                a0 = _mm_add_ps(a0, _mm_mul_ps(xv, _mm_loadu_ps(fp)));
+                                                a1 = _mm_add_ps(a1, _mm_mul_ps(xv, _mm_loadu_ps(fp + 4)));
+                                                a2 = _mm_add_ps(a2, _mm_mul_ps(xv, _mm_loadu_ps(fp + 8)));
+                                                a3 = _mm_add_ps(a3, _mm_mul_ps(xv, _mm_loadu_ps(fp + 12)));
+                                        }
+                                } else {
+                                        for (int32_t ic = 0; ic < g->c; ic++, fp += oc4)
+                                                a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_set1_ps(xp[ic]), _mm_loadu_ps(fp)));
+                                }
+                        }
+                }
+                float lanes[16];
+                _mm_storeu_ps(lanes, a0);
+                _mm_storeu_ps(lanes + 4, a1);
+                _mm_storeu_ps(lanes + 8, a2);
+                _mm_storeu_ps(lanes + 12, a3);
+                const size_t n = wide ? 16 : 4;
+                for (size_t j = 0; j < n && ob + j < (size_t) g->oc; j++) {
+                        int32_t oc = (int32_t) (ob + j);
+                        yp[oc] = ku_act_f32(lanes[j] + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+                }
+                ob += n;
+        }
+}
+#endif
+
+/* Constant float filters [oc][kh][kw][c] as [kh][kw][c][oc4] for
+ * conv_float_pixel_x4, once per filter data (prepare runs again on every
+ * shape change of a dynamic graph). No packing without SSE2 or for
+ * filters that change between invokes. */
+static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w) {
+#if defined(__SSE2__)
+        if (!rt_tensor_is_const(w) || !w->data) {
+                free(d->packed);
+                d->packed = NULL;
+                d->packed_from = NULL;
+                return 0;
+        }
+        if (d->packed && d->packed_from == w->data)
+                return 0;
+        const size_t oc = (size_t) w->dims[0], kh = (size_t) w->dims[1], kw = (size_t) w->dims[2];
+        const size_t c = (size_t) w->dims[3], oc4 = (oc + 3) & ~(size_t) 3;
+        float *p = calloc(kh * kw * c * oc4 + 1, sizeof(float));
+        if (!p)
+                return -ENOMEM;
+        const float *f = w->data;
+        for (size_t o = 0; o < oc; o++)
+                for (size_t k = 0; k < kh * kw * c; k++)
+                        p[k * oc4 + o] = f[o * kh * kw * c + k];
+        free(d->packed);
+        d->packed = p;
+        d->packed_from = w->data;
+#else
+        (void) d;
+        (void) w;
+#endif
+        return 0;
+}
+
 static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
                        const rt_tensor_t *bias, float *y) {
         for (int32_t b = 0; b < g->n; b++)
@@ -148,29 +264,19 @@ static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x,
         for (int32_t ox = 0; ox < g->ow; ox++) {
                 const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;
                 float *yp = y + (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;
-                for (int32_t oc = 0; oc < g->oc; oc++) {
-                        float acc = 0.0f;
-                        if (g->n * g->oh * g->ow == 1) {
+                if (g->n * g->oh * g->ow == 1) {
+                        for (int32_t oc = 0; oc < g->oc; oc++)
                                 yp[oc] = ku_act_f32(conv_float_gemv(g, x, f, y0, x0, oc) + rt_conv__bias_f(bias, oc),
                                                     d->f_min, d->f_max);
-                                continue;
-                        }
-                        for (int32_t fy = 0; fy < g->kh; fy++) {
-                                const int32_t iy = y0 + fy * g->dh;
-                                if (iy < 0 || iy >= g->h)
-                                        continue;
-                                for (int32_t fx = 0; fx < g->kw; fx++) {
-                                        const int32_t ix = x0 + fx * g->dw;
-                                        if (ix < 0 || ix >= g->w)
-                                                continue;
-                                        const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
-                                        const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
-                                        for (int32_t ic = 0; ic < g->c; ic++)
-                                                acc += xp[ic] * fp[ic];
-                                }
-                        }
-                        yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+                        continue;
                 }
+#if defined(__SSE2__)
+                if (d->packed && d->packed_from == f) {
+                        conv_float_pixel_x4(g, d, x, bias, b, y0, x0, yp);
+                        continue;
+                }
+#endif
+                conv_float_pixel(g, d, x, f, bias, b, y0, x0, yp);
         }
 }
 
