@@ -22,6 +22,7 @@ void rt_conv__data_free(rt_context_t *ctx, void *data) {
         free(d->multiplier);
         free(d->shift);
         free(d->packed);
+        free(d->packed_bias);
         free(d);
 }
 

@@ -9,7 +9,7 @@
 
 #include "conv-internal.h"
 
-static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w);
+static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_tensor_t *bias);
 
 static int conv_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
         rt_conv_params_t *p = ret_params;
@@ -114,7 +114,7 @@ static int conv_prepare(rt_context_t *ctx, rt_node_t *node) {
                 if (r < 0)
                         return r;
         }
-        if (d->kind == RT_CONV_FLOAT && (r = conv_float_pack(d, w)) < 0)
+        if (d->kind == RT_CONV_FLOAT && (r = conv_float_pack(d, w, bias)) < 0)
                 return r;
         d->ruy_rounding = d->kind == RT_CONV_INT8 || d->kind == RT_CONV_UINT8;
         /* TFLite 2.9 EvalQuantizedPerChannel16x8: the int64 reference kernel
@@ -178,8 +178,8 @@ static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const flo
  * products in the same order with a separate multiply and add (no fused
  * multiply-add), so each output is bit for bit conv_float_pixel's. The
  * filters come packed (conv_float_pack). */
-static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const float *x, const rt_tensor_t *bias,
-                                int32_t b, int32_t y0, int32_t x0, float *yp) {
+static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const float *x, int32_t b, int32_t y0,
+                                int32_t x0, float *yp) {
         const size_t oc4 = ((size_t) g->oc + 3) & ~(size_t) 3;
         for (size_t ob = 0; ob < oc4;) {
                 /* 16 output channels at a time, then 4. */
@@ -189,70 +189,99 @@ static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const 
                         const int32_t iy = y0 + fy * g->dh;
                         if (iy < 0 || iy >= g->h)
                                 continue;
-                        for (int32_t fx = 0; fx < g->kw; fx++) {
+                        /* A window row wholly inside an undilated row is
+                         * one run of kw * c inputs, in the packed filters'
+                         * order: one loop instead of one per tap. */
+                        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
+                        for (int32_t fx = 0; fx < (run ? 1 : g->kw); fx++) {
                                 const int32_t ix = x0 + fx * g->dw;
                                 if (ix < 0 || ix >= g->w)
                                         continue;
                                 const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
                                 const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
+                                const int32_t len = run ? g->kw * g->c : g->c;
                                 if (wide) {
-                                        for (int32_t ic = 0; ic < g->c; ic++, fp += oc4) {
-                                                const __m128 xv = _mm_set1_ps(xp[ic]);
+                                        for (int32_t k = 0; k < len; k++, fp += oc4) {
+                                                const __m128 xv = _mm_set1_ps(xp[k]);
                                                 a0 = _mm_add_ps(a0, _mm_mul_ps(xv, _mm_loadu_ps(fp)));
                                                 a1 = _mm_add_ps(a1, _mm_mul_ps(xv, _mm_loadu_ps(fp + 4)));
                                                 a2 = _mm_add_ps(a2, _mm_mul_ps(xv, _mm_loadu_ps(fp + 8)));
                                                 a3 = _mm_add_ps(a3, _mm_mul_ps(xv, _mm_loadu_ps(fp + 12)));
                                         }
                                 } else {
-                                        for (int32_t ic = 0; ic < g->c; ic++, fp += oc4)
-                                                a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_set1_ps(xp[ic]), _mm_loadu_ps(fp)));
+                                        for (int32_t k = 0; k < len; k++, fp += oc4)
+                                                a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_set1_ps(xp[k]), _mm_loadu_ps(fp)));
                                 }
                         }
                 }
-                float lanes[16];
-                _mm_storeu_ps(lanes, a0);
-                _mm_storeu_ps(lanes + 4, a1);
-                _mm_storeu_ps(lanes + 8, a2);
-                _mm_storeu_ps(lanes + 12, a3);
+                /* acc + bias, then the activation as ku_act_f32 does it:
+                 * max(lo, x) keeps x when x is NaN or -0.0 against +0.0,
+                 * min(hi, x) likewise. */
                 const size_t n = wide ? 16 : 4;
-                for (size_t j = 0; j < n && ob + j < (size_t) g->oc; j++) {
-                        int32_t oc = (int32_t) (ob + j);
-                        yp[oc] = ku_act_f32(lanes[j] + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+                const __m128 lo = _mm_set1_ps(d->f_min), hi = _mm_set1_ps(d->f_max);
+                const __m128 acc[4] = { a0, a1, a2, a3 };
+                for (size_t v = 0; v < n / 4; v++) {
+                        const size_t at = ob + 4 * v;
+                        const __m128 r = _mm_min_ps(hi, _mm_max_ps(lo, _mm_add_ps(acc[v], _mm_loadu_ps(d->packed_bias + at))));
+                        if (at + 4 <= (size_t) g->oc) {
+                                _mm_storeu_ps(yp + at, r);
+                        } else {
+                                float lanes[4];
+                                _mm_storeu_ps(lanes, r);
+                                for (size_t j = 0; at + j < (size_t) g->oc; j++)
+                                        yp[at + j] = lanes[j];
+                        }
                 }
                 ob += n;
         }
 }
 #endif
 
-/* Constant float filters [oc][kh][kw][c] as [kh][kw][c][oc4] for
- * conv_float_pixel_x4, once per filter data (prepare runs again on every
- * shape change of a dynamic graph). No packing without SSE2 or for
- * filters that change between invokes. */
-static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w) {
+/* Constant float filters [oc][kh][kw][c] as [kh][kw][c][oc4], and the
+ * bias padded to oc4, for conv_float_pixel_x4: once per filter and bias
+ * data (prepare runs again on every shape change of a dynamic graph). No
+ * packing without SSE2, or for filters or a bias that may change between
+ * invokes. */
+static void conv_float_unpack(rt_conv_data_t *d) {
+        free(d->packed);
+        free(d->packed_bias);
+        d->packed = d->packed_bias = NULL;
+        d->packed_from = d->packed_bias_from = NULL;
+}
+
+static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_tensor_t *bias) {
 #if defined(__SSE2__)
-        if (!rt_tensor_is_const(w) || !w->data) {
-                free(d->packed);
-                d->packed = NULL;
-                d->packed_from = NULL;
+        if (!rt_tensor_is_const(w) || !w->data || (bias && (!rt_tensor_is_const(bias) || !bias->data))) {
+                conv_float_unpack(d);
                 return 0;
         }
-        if (d->packed && d->packed_from == w->data)
+        const void *bias_data = bias ? bias->data : NULL;
+        if (d->packed && d->packed_from == w->data && d->packed_bias_from == bias_data)
                 return 0;
+        conv_float_unpack(d);
         const size_t oc = (size_t) w->dims[0], kh = (size_t) w->dims[1], kw = (size_t) w->dims[2];
         const size_t c = (size_t) w->dims[3], oc4 = (oc + 3) & ~(size_t) 3;
         float *p = calloc(kh * kw * c * oc4 + 1, sizeof(float));
-        if (!p)
+        float *pb = calloc(oc4, sizeof(float));
+        if (!p || !pb) {
+                free(p);
+                free(pb);
                 return -ENOMEM;
+        }
         const float *f = w->data;
         for (size_t o = 0; o < oc; o++)
                 for (size_t k = 0; k < kh * kw * c; k++)
                         p[k * oc4 + o] = f[o * kh * kw * c + k];
-        free(d->packed);
+        for (size_t o = 0; bias && o < oc; o++)
+                pb[o] = ((const float *) bias->data)[o];
         d->packed = p;
+        d->packed_bias = pb;
         d->packed_from = w->data;
+        d->packed_bias_from = bias_data;
 #else
         (void) d;
         (void) w;
+        (void) bias;
 #endif
         return 0;
 }
@@ -271,8 +300,8 @@ static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x,
                         continue;
                 }
 #if defined(__SSE2__)
-                if (d->packed && d->packed_from == f) {
-                        conv_float_pixel_x4(g, d, x, bias, b, y0, x0, yp);
+                if (d->packed && d->packed_from == f && d->packed_bias_from == (bias ? bias->data : NULL)) {
+                        conv_float_pixel_x4(g, d, x, b, y0, x0, yp);
                         continue;
                 }
 #endif
