@@ -179,9 +179,9 @@ static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const flo
  * multiply-add), so each output is bit for bit conv_float_pixel's. The
  * filters come packed (conv_float_pack). */
 static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const float *x, int32_t b, int32_t y0,
-                                int32_t x0, float *yp) {
+                                int32_t x0, float *yp, size_t ob) {
         const size_t oc4 = ((size_t) g->oc + 3) & ~(size_t) 3;
-        for (size_t ob = 0; ob < oc4;) {
+        while (ob < oc4) {
                 /* 16 output channels at a time, then 4. */
                 const bool wide = oc4 - ob >= 16;
                 __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
@@ -237,6 +237,59 @@ static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const 
 }
 #endif
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define CONV_HAVE_AVX 1
+#include <immintrin.h>
+/* conv_float_pixel_x4 with 16 output channels in two AVX registers: the
+ * same per-lane multiply, add, bias and clamp (VEX max/min treat NaN and
+ * signed zeros as the SSE ones do), so the same bits; the channels past
+ * the last 16 go to conv_float_pixel_x4. Runs only where the CPU has AVX. */
+__attribute__((target("avx"))) static void conv_float_pixel_x16_avx(const geom_t *g, const rt_conv_data_t *d,
+                                                                    const float *x, int32_t b, int32_t y0,
+                                                                    int32_t x0, float *yp) {
+        const size_t oc4 = ((size_t) g->oc + 3) & ~(size_t) 3;
+        size_t ob = 0;
+        const __m256 lo = _mm256_set1_ps(d->f_min), hi = _mm256_set1_ps(d->f_max);
+        for (; oc4 - ob >= 16; ob += 16) {
+                __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+                for (int32_t fy = 0; fy < g->kh; fy++) {
+                        const int32_t iy = y0 + fy * g->dh;
+                        if (iy < 0 || iy >= g->h)
+                                continue;
+                        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
+                        for (int32_t fx = 0; fx < (run ? 1 : g->kw); fx++) {
+                                const int32_t ix = x0 + fx * g->dw;
+                                if (ix < 0 || ix >= g->w)
+                                        continue;
+                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
+                                const int32_t len = run ? g->kw * g->c : g->c;
+                                for (int32_t k = 0; k < len; k++, fp += oc4) {
+                                        const __m256 xv = _mm256_set1_ps(xp[k]);
+                                        a0 = _mm256_add_ps(a0, _mm256_mul_ps(xv, _mm256_loadu_ps(fp)));
+                                        a1 = _mm256_add_ps(a1, _mm256_mul_ps(xv, _mm256_loadu_ps(fp + 8)));
+                                }
+                        }
+                }
+                a0 = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(a0, _mm256_loadu_ps(d->packed_bias + ob))));
+                a1 = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(a1, _mm256_loadu_ps(d->packed_bias + ob + 8))));
+                if (ob + 16 <= (size_t) g->oc) {
+                        _mm256_storeu_ps(yp + ob, a0);
+                        _mm256_storeu_ps(yp + ob + 8, a1);
+                } else {
+                        float lanes[16];
+                        _mm256_storeu_ps(lanes, a0);
+                        _mm256_storeu_ps(lanes + 8, a1);
+                        for (size_t j = 0; ob + j < (size_t) g->oc; j++)
+                                yp[ob + j] = lanes[j];
+                }
+        }
+        _mm256_zeroupper();
+        if (ob < oc4)
+                conv_float_pixel_x4(g, d, x, b, y0, x0, yp, ob);
+}
+#endif
+
 /* Constant float filters [oc][kh][kw][c] as [kh][kw][c][oc4], and the
  * bias padded to oc4, for conv_float_pixel_x4: once per filter and bias
  * data (prepare runs again on every shape change of a dynamic graph). No
@@ -286,8 +339,25 @@ static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_ten
         return 0;
 }
 
+#if defined(CONV_HAVE_AVX)
+/* Whether this CPU runs AVX (asked once; ACCEL_CONV_NO_AVX=1 keeps SSE,
+ * for the test that compares the two). */
+static bool conv_cpu_avx(void) {
+        static int avx = -1;
+        if (avx < 0) {
+                const char *e = getenv("ACCEL_CONV_NO_AVX");
+                __builtin_cpu_init();
+                avx = __builtin_cpu_supports("avx") && !(e && *e == '1');
+        }
+        return avx;
+}
+#endif
+
 static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
                        const rt_tensor_t *bias, float *y) {
+#if defined(CONV_HAVE_AVX)
+        const bool avx = conv_cpu_avx();
+#endif
         for (int32_t b = 0; b < g->n; b++)
         for (int32_t oy = 0; oy < g->oh; oy++)
         for (int32_t ox = 0; ox < g->ow; ox++) {
@@ -301,7 +371,13 @@ static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x,
                 }
 #if defined(__SSE2__)
                 if (d->packed && d->packed_from == f && d->packed_bias_from == (bias ? bias->data : NULL)) {
-                        conv_float_pixel_x4(g, d, x, b, y0, x0, yp);
+#if defined(CONV_HAVE_AVX)
+                        if (avx) {
+                                conv_float_pixel_x16_avx(g, d, x, b, y0, x0, yp);
+                                continue;
+                        }
+#endif
+                        conv_float_pixel_x4(g, d, x, b, y0, x0, yp, 0);
                         continue;
                 }
 #endif
