@@ -21,6 +21,8 @@ void rt_conv__data_free(rt_context_t *ctx, void *data) {
                 return;
         free(d->multiplier);
         free(d->shift);
+        free(d->packed);
+        free(d->packed_bias);
         free(d);
 }
 

@@ -69,6 +69,14 @@ typedef struct rt_conv_data {
         bool ruy_rounding;
         /* How int16 activations (16x8) are requantized. */
         rt_conv_acc16_t acc16;
+        /* CONV_2D float with constant filters and bias: the filters as
+         * [kh][kw][c][oc rounded up to 4] and the bias padded with zeros to
+         * that count (both owned), made by conv2d.c from the filter and
+         * bias data at `packed_from` and `packed_bias_from`. */
+        float *packed;
+        float *packed_bias;
+        const void *packed_from;
+        const void *packed_bias_from;
 } rt_conv_data_t;
 
 int rt_conv__data_init(rt_context_t *ctx, rt_node_t *node, void **ret_data);

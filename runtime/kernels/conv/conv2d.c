@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* CONV_2D: TFLite conv.cc (float, uint8, int8 per-channel, 16x8, hybrid). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "conv-internal.h"
+
+static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_tensor_t *bias);
 
 static int conv_parse(const rt_node_t *node, void *ret_params, rt_context_t *ctx) {
         rt_conv_params_t *p = ret_params;
@@ -107,6 +114,8 @@ static int conv_prepare(rt_context_t *ctx, rt_node_t *node) {
                 if (r < 0)
                         return r;
         }
+        if (d->kind == RT_CONV_FLOAT && (r = conv_float_pack(d, w, bias)) < 0)
+                return r;
         d->ruy_rounding = d->kind == RT_CONV_INT8 || d->kind == RT_CONV_UINT8;
         /* TFLite 2.9 EvalQuantizedPerChannel16x8: the int64 reference kernel
          * for an int64 bias, the optimized one (im2col + ruy) for an int32
@@ -141,36 +150,238 @@ static float conv_float_gemv(const geom_t *g, const float *x, const float *f, in
  * sums each output: this reproduces its results bit for bit on small
  * convolutions, which matters when a hybrid layer re-quantizes the result
  * (a double accumulator made style_transfer_dynamic_range fail). */
+static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
+                             const rt_tensor_t *bias, int32_t b, int32_t y0, int32_t x0, float *yp) {
+        for (int32_t oc = 0; oc < g->oc; oc++) {
+                float acc = 0.0f;
+                for (int32_t fy = 0; fy < g->kh; fy++) {
+                        const int32_t iy = y0 + fy * g->dh;
+                        if (iy < 0 || iy >= g->h)
+                                continue;
+                        for (int32_t fx = 0; fx < g->kw; fx++) {
+                                const int32_t ix = x0 + fx * g->dw;
+                                if (ix < 0 || ix >= g->w)
+                                        continue;
+                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
+                                for (int32_t ic = 0; ic < g->c; ic++)
+                                        acc += xp[ic] * fp[ic];
+                        }
+                }
+                yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+        }
+}
+
+#if defined(__SSE2__)
+/* The same sums, four output channels to an SSE register: lane j of an
+ * accumulator is output channel oc + j, and every lane adds the same
+ * products in the same order with a separate multiply and add (no fused
+ * multiply-add), so each output is bit for bit conv_float_pixel's. The
+ * filters come packed (conv_float_pack). */
+static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const float *x, int32_t b, int32_t y0,
+                                int32_t x0, float *yp, size_t ob) {
+        const size_t oc4 = ((size_t) g->oc + 3) & ~(size_t) 3;
+        while (ob < oc4) {
+                /* 16 output channels at a time, then 4. */
+                const bool wide = oc4 - ob >= 16;
+                __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+                for (int32_t fy = 0; fy < g->kh; fy++) {
+                        const int32_t iy = y0 + fy * g->dh;
+                        if (iy < 0 || iy >= g->h)
+                                continue;
+                        /* A window row wholly inside an undilated row is
+                         * one run of kw * c inputs, in the packed filters'
+                         * order: one loop instead of one per tap. */
+                        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
+                        for (int32_t fx = 0; fx < (run ? 1 : g->kw); fx++) {
+                                const int32_t ix = x0 + fx * g->dw;
+                                if (ix < 0 || ix >= g->w)
+                                        continue;
+                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
+                                const int32_t len = run ? g->kw * g->c : g->c;
+                                if (wide) {
+                                        for (int32_t k = 0; k < len; k++, fp += oc4) {
+                                                const __m128 xv = _mm_set1_ps(xp[k]);
+                                                a0 = _mm_add_ps(a0, _mm_mul_ps(xv, _mm_loadu_ps(fp)));
+                                                a1 = _mm_add_ps(a1, _mm_mul_ps(xv, _mm_loadu_ps(fp + 4)));
+                                                a2 = _mm_add_ps(a2, _mm_mul_ps(xv, _mm_loadu_ps(fp + 8)));
+                                                a3 = _mm_add_ps(a3, _mm_mul_ps(xv, _mm_loadu_ps(fp + 12)));
+                                        }
+                                } else {
+                                        for (int32_t k = 0; k < len; k++, fp += oc4)
+                                                a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_set1_ps(xp[k]), _mm_loadu_ps(fp)));
+                                }
+                        }
+                }
+                /* acc + bias, then the activation as ku_act_f32 does it:
+                 * max(lo, x) keeps x when x is NaN or -0.0 against +0.0,
+                 * min(hi, x) likewise. */
+                const size_t n = wide ? 16 : 4;
+                const __m128 lo = _mm_set1_ps(d->f_min), hi = _mm_set1_ps(d->f_max);
+                const __m128 acc[4] = { a0, a1, a2, a3 };
+                for (size_t v = 0; v < n / 4; v++) {
+                        const size_t at = ob + 4 * v;
+                        const __m128 r = _mm_min_ps(hi, _mm_max_ps(lo, _mm_add_ps(acc[v], _mm_loadu_ps(d->packed_bias + at))));
+                        if (at + 4 <= (size_t) g->oc) {
+                                _mm_storeu_ps(yp + at, r);
+                        } else {
+                                float lanes[4];
+                                _mm_storeu_ps(lanes, r);
+                                for (size_t j = 0; at + j < (size_t) g->oc; j++)
+                                        yp[at + j] = lanes[j];
+                        }
+                }
+                ob += n;
+        }
+}
+#endif
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define CONV_HAVE_AVX 1
+#include <immintrin.h>
+/* conv_float_pixel_x4 with 16 output channels in two AVX registers: the
+ * same per-lane multiply, add, bias and clamp (VEX max/min treat NaN and
+ * signed zeros as the SSE ones do), so the same bits; the channels past
+ * the last 16 go to conv_float_pixel_x4. Runs only where the CPU has AVX. */
+__attribute__((target("avx"))) static void conv_float_pixel_x16_avx(const geom_t *g, const rt_conv_data_t *d,
+                                                                    const float *x, int32_t b, int32_t y0,
+                                                                    int32_t x0, float *yp) {
+        const size_t oc4 = ((size_t) g->oc + 3) & ~(size_t) 3;
+        size_t ob = 0;
+        const __m256 lo = _mm256_set1_ps(d->f_min), hi = _mm256_set1_ps(d->f_max);
+        for (; oc4 - ob >= 16; ob += 16) {
+                __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+                for (int32_t fy = 0; fy < g->kh; fy++) {
+                        const int32_t iy = y0 + fy * g->dh;
+                        if (iy < 0 || iy >= g->h)
+                                continue;
+                        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
+                        for (int32_t fx = 0; fx < (run ? 1 : g->kw); fx++) {
+                                const int32_t ix = x0 + fx * g->dw;
+                                if (ix < 0 || ix >= g->w)
+                                        continue;
+                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                                const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
+                                const int32_t len = run ? g->kw * g->c : g->c;
+                                for (int32_t k = 0; k < len; k++, fp += oc4) {
+                                        const __m256 xv = _mm256_set1_ps(xp[k]);
+                                        a0 = _mm256_add_ps(a0, _mm256_mul_ps(xv, _mm256_loadu_ps(fp)));
+                                        a1 = _mm256_add_ps(a1, _mm256_mul_ps(xv, _mm256_loadu_ps(fp + 8)));
+                                }
+                        }
+                }
+                a0 = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(a0, _mm256_loadu_ps(d->packed_bias + ob))));
+                a1 = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(a1, _mm256_loadu_ps(d->packed_bias + ob + 8))));
+                if (ob + 16 <= (size_t) g->oc) {
+                        _mm256_storeu_ps(yp + ob, a0);
+                        _mm256_storeu_ps(yp + ob + 8, a1);
+                } else {
+                        float lanes[16];
+                        _mm256_storeu_ps(lanes, a0);
+                        _mm256_storeu_ps(lanes + 8, a1);
+                        for (size_t j = 0; ob + j < (size_t) g->oc; j++)
+                                yp[ob + j] = lanes[j];
+                }
+        }
+        _mm256_zeroupper();
+        if (ob < oc4)
+                conv_float_pixel_x4(g, d, x, b, y0, x0, yp, ob);
+}
+#endif
+
+/* Constant float filters [oc][kh][kw][c] as [kh][kw][c][oc4], and the
+ * bias padded to oc4, for conv_float_pixel_x4: once per filter and bias
+ * data (prepare runs again on every shape change of a dynamic graph). No
+ * packing without SSE2, or for filters or a bias that may change between
+ * invokes. */
+static void conv_float_unpack(rt_conv_data_t *d) {
+        free(d->packed);
+        free(d->packed_bias);
+        d->packed = d->packed_bias = NULL;
+        d->packed_from = d->packed_bias_from = NULL;
+}
+
+static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_tensor_t *bias) {
+#if defined(__SSE2__)
+        if (!rt_tensor_is_const(w) || !w->data || (bias && (!rt_tensor_is_const(bias) || !bias->data))) {
+                conv_float_unpack(d);
+                return 0;
+        }
+        const void *bias_data = bias ? bias->data : NULL;
+        if (d->packed && d->packed_from == w->data && d->packed_bias_from == bias_data)
+                return 0;
+        conv_float_unpack(d);
+        const size_t oc = (size_t) w->dims[0], kh = (size_t) w->dims[1], kw = (size_t) w->dims[2];
+        const size_t c = (size_t) w->dims[3], oc4 = (oc + 3) & ~(size_t) 3;
+        float *p = calloc(kh * kw * c * oc4 + 1, sizeof(float));
+        float *pb = calloc(oc4, sizeof(float));
+        if (!p || !pb) {
+                free(p);
+                free(pb);
+                return -ENOMEM;
+        }
+        const float *f = w->data;
+        for (size_t o = 0; o < oc; o++)
+                for (size_t k = 0; k < kh * kw * c; k++)
+                        p[k * oc4 + o] = f[o * kh * kw * c + k];
+        for (size_t o = 0; bias && o < oc; o++)
+                pb[o] = ((const float *) bias->data)[o];
+        d->packed = p;
+        d->packed_bias = pb;
+        d->packed_from = w->data;
+        d->packed_bias_from = bias_data;
+#else
+        (void) d;
+        (void) w;
+        (void) bias;
+#endif
+        return 0;
+}
+
+#if defined(CONV_HAVE_AVX)
+/* Whether this CPU runs AVX (asked once; ACCEL_CONV_NO_AVX=1 keeps SSE,
+ * for the test that compares the two). */
+static bool conv_cpu_avx(void) {
+        static int avx = -1;
+        if (avx < 0) {
+                const char *e = getenv("ACCEL_CONV_NO_AVX");
+                __builtin_cpu_init();
+                avx = __builtin_cpu_supports("avx") && !(e && *e == '1');
+        }
+        return avx;
+}
+#endif
+
 static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
                        const rt_tensor_t *bias, float *y) {
+#if defined(CONV_HAVE_AVX)
+        const bool avx = conv_cpu_avx();
+#endif
         for (int32_t b = 0; b < g->n; b++)
         for (int32_t oy = 0; oy < g->oh; oy++)
         for (int32_t ox = 0; ox < g->ow; ox++) {
                 const int32_t y0 = oy * g->sh - g->ph, x0 = ox * g->sw - g->pw;
                 float *yp = y + (((size_t) b * g->oh + oy) * g->ow + ox) * g->oc;
-                for (int32_t oc = 0; oc < g->oc; oc++) {
-                        float acc = 0.0f;
-                        if (g->n * g->oh * g->ow == 1) {
+                if (g->n * g->oh * g->ow == 1) {
+                        for (int32_t oc = 0; oc < g->oc; oc++)
                                 yp[oc] = ku_act_f32(conv_float_gemv(g, x, f, y0, x0, oc) + rt_conv__bias_f(bias, oc),
                                                     d->f_min, d->f_max);
+                        continue;
+                }
+#if defined(__SSE2__)
+                if (d->packed && d->packed_from == f && d->packed_bias_from == (bias ? bias->data : NULL)) {
+#if defined(CONV_HAVE_AVX)
+                        if (avx) {
+                                conv_float_pixel_x16_avx(g, d, x, b, y0, x0, yp);
                                 continue;
                         }
-                        for (int32_t fy = 0; fy < g->kh; fy++) {
-                                const int32_t iy = y0 + fy * g->dh;
-                                if (iy < 0 || iy >= g->h)
-                                        continue;
-                                for (int32_t fx = 0; fx < g->kw; fx++) {
-                                        const int32_t ix = x0 + fx * g->dw;
-                                        if (ix < 0 || ix >= g->w)
-                                                continue;
-                                        const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
-                                        const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
-                                        for (int32_t ic = 0; ic < g->c; ic++)
-                                                acc += xp[ic] * fp[ic];
-                                }
-                        }
-                        yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+#endif
+                        conv_float_pixel_x4(g, d, x, b, y0, x0, yp, 0);
+                        continue;
                 }
+#endif
+                conv_float_pixel(g, d, x, f, bias, b, y0, x0, yp);
         }
 }
 

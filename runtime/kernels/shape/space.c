@@ -230,6 +230,9 @@ static int batch_invoke(rt_context_t *ctx, rt_node_t *node) {
                         memcpy(pad, &z, 2);
                 }
         }
+        bool zero_pad = true;
+        for (size_t k = 0; k < sizeof(pad); k++)
+                zero_pad = zero_pad && pad[k] == 0;
         int32_t sb = s->dims[0];
         const uint8_t *src = in->data;
         uint8_t *dst = out->data;
@@ -240,32 +243,55 @@ static int batch_invoke(rt_context_t *ctx, rt_node_t *node) {
                         shift[i] = off % pl.block[i];
                         off = (int32_t) (off / pl.block[i]);
                 }
+                /* Rows over the first m - 1 block dimensions; along the
+                 * last one the space position advances by its block. A
+                 * row of t is contiguous (run bytes per position). */
+                const int32_t last = pl.m - 1;
+                const int32_t len = t->dims[last + 1];
+                size_t rows = 1;
+                for (int32_t i = 0; i < last; i++)
+                        rows *= (size_t) t->dims[i + 1];
                 int32_t idx[RT_MAX_RANK] = { 0 };
-                size_t positions = 1;
-                for (int32_t i = 0; i < pl.m; i++)
-                        positions *= (size_t) t->dims[i + 1];
-                for (size_t p = 0; p < positions; p++) {
-                        bool inside = true;
+                for (size_t row = 0; row < rows; row++) {
+                        bool row_inside = true;
                         int64_t so = (int64_t) (tb % sb) * s_stride[0];
                         int64_t to = (int64_t) tb * t_stride[0];
-                        for (int32_t i = 0; i < pl.m; i++) {
+                        for (int32_t i = 0; i < last; i++) {
                                 int64_t sp = idx[i] * pl.block[i] + shift[i] - pl.before[i];
                                 if (sp < 0 || sp >= s->dims[i + 1])
-                                        inside = false;
+                                        row_inside = false;
                                 so += sp * s_stride[i + 1];
                                 to += (int64_t) idx[i] * t_stride[i + 1];
                         }
-                        if (to_batch) {
-                                uint8_t *o = dst + to * (int64_t) es;
-                                if (inside)
-                                        memcpy(o, src + so * (int64_t) es, run);
-                                else
-                                        for (size_t k = 0; k < run; k += es)
-                                                memcpy(o + k, pad, es);
-                        } else if (inside) {
-                                memcpy(dst + so * (int64_t) es, src + to * (int64_t) es, run);
+                        if (!row_inside) {
+                                /* Padding only (space to batch), or nothing
+                                 * to copy (batch to space: cropped). */
+                                if (to_batch && zero_pad)
+                                        memset(dst + to * (int64_t) es, 0, run * (size_t) len);
+                                else if (to_batch)
+                                        for (size_t k = 0; k < run * (size_t) len; k += es)
+                                                memcpy(dst + to * (int64_t) es + k, pad, es);
+                        } else {
+                                int64_t sp = shift[last] - pl.before[last];
+                                for (int32_t q = 0; q < len; q++, sp += pl.block[last]) {
+                                        const bool inside = sp >= 0 && sp < s->dims[last + 1];
+                                        const int64_t sq = so + sp * s_stride[last + 1];
+                                        const int64_t tq = to + (int64_t) q * t_stride[last + 1];
+                                        if (to_batch) {
+                                                uint8_t *o = dst + tq * (int64_t) es;
+                                                if (inside)
+                                                        memcpy(o, src + sq * (int64_t) es, run);
+                                                else if (zero_pad)
+                                                        memset(o, 0, run);
+                                                else
+                                                        for (size_t k = 0; k < run; k += es)
+                                                                memcpy(o + k, pad, es);
+                                        } else if (inside) {
+                                                memcpy(dst + sq * (int64_t) es, src + tq * (int64_t) es, run);
+                                        }
+                                }
                         }
-                        for (int32_t i = pl.m - 1; i >= 0; i--) {
+                        for (int32_t i = last - 1; i >= 0; i--) {
                                 if (++idx[i] < t->dims[i + 1])
                                         break;
                                 idx[i] = 0;

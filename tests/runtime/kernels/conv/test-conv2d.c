@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <math.h>
 #include <string.h>
 
 #include "conv-test.h"
@@ -529,6 +530,94 @@ START_TEST(test_conv2d_rejects_missing_quantization) {
 }
 END_TEST
 
+/* The expected float sum of one output: a running sum in filter order
+ * (ky, kx, c) over the taps inside the input, then the bias. */
+static float conv_ref_pixel(const float *x, const float *f, int h, int w, int c, int kh, int kw, int dil,
+                            int b, int y0, int x0, int oc) {
+        float acc = 0.0f;
+        for (int fy = 0; fy < kh; fy++)
+                for (int fx = 0; fx < kw; fx++) {
+                        int iy = y0 + fy * dil, ix = x0 + fx * dil;
+                        if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                                continue;
+                        for (int ic = 0; ic < c; ic++)
+                                acc += x[((b * h + iy) * w + ix) * c + ic] * f[((oc * kh + fy) * kw + fx) * c + ic];
+                }
+        return acc;
+}
+
+/* Constant filters run packed four output channels to a register (SSE),
+ * filters given as a plain tensor run one channel at a time: both must
+ * give every output bit for bit as the running sum in filter order, for
+ * output channel counts around the blocks of 4 and 16, padding, stride,
+ * dilation, several batches, and terms whose order changes the sum. */
+START_TEST(test_conv2d_float_packed_filters_sum_in_order) {
+        static const int ocs[] = { 1, 3, 4, 5, 15, 16, 17, 33 };
+        static const rt_activation_t acts[4] = { RT_ACT_NONE, RT_ACT_RELU, RT_ACT_RELU6, RT_ACT_RELU_N1_TO_1 };
+        static const float lo[4] = { -INFINITY, 0.0f, 0.0f, -1.0f }, hi[4] = { INFINITY, INFINITY, 6.0f, 1.0f };
+        unsigned seed = 12345;
+        for (size_t k = 0; k < sizeof(ocs) / sizeof(ocs[0]); k++)
+                for (int geo = 0; geo < 3; geo++) {
+                        const int n = 2, h = 5, w = 4, c = 3, kh = 3, kw = 2, oc = ocs[k];
+                        const int stride = geo == 1 ? 2 : 1, dil = geo == 2 ? 2 : 1;
+                        const rt_padding_t pad = geo == 2 ? RT_PADDING_VALID : RT_PADDING_SAME;
+                        float x[2 * 5 * 4 * 3], f[33 * 3 * 2 * 3], bias[33];
+                        for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
+                                seed = seed * 1103515245u + 12345u;
+                                /* Mixed magnitudes: rounding depends on the order. */
+                                x[i] = (float) ((int) (seed >> 16) % 2001 - 1000) * ((seed >> 8) % 3 == 0 ? 1e6f : 1e-3f);
+                        }
+                        for (int i = 0; i < oc * kh * kw * c; i++) {
+                                seed = seed * 1103515245u + 12345u;
+                                f[i] = (float) ((int) (seed >> 16) % 2001 - 1000) / 977.0f;
+                        }
+                        for (int i = 0; i < oc; i++)
+                                bias[i] = (float) i * 0.25f - 1.0f;
+                        x[7] = NAN; /* propagates through the sums and the activation */
+                        float *got[2] = { NULL, NULL };
+                        int32_t oh = 0, ow = 0;
+                        kh_t hs[2];
+                        for (int packed = 0; packed < 2; packed++) {
+                                kh_t *hh = &hs[packed];
+                                kh_init(hh);
+                                int32_t in = kh_tensor(hh, RT_TYPE_FLOAT32, 4, (int32_t[]) { n, h, w, c }, x);
+                                const int32_t fd[4] = { oc, kh, kw, c };
+                                int32_t wt = packed ? kh_const(hh, RT_TYPE_FLOAT32, 4, fd, f)
+                                                    : kh_tensor(hh, RT_TYPE_FLOAT32, 4, fd, f);
+                                int32_t bt = kh_const(hh, RT_TYPE_FLOAT32, 1, (int32_t[]) { oc }, bias);
+                                int32_t out = kh_tensor(hh, RT_TYPE_FLOAT32, 0, NULL, NULL);
+                                rt_conv_params_t p = params(pad, stride, dil, acts[k % 4]);
+                                ck_assert_int_eq(kh_run(hh, &rt_kernel_conv_2d, &p, (int32_t[]) { in, wt, bt }, 3,
+                                                        (int32_t[]) { out }, 1), 0);
+                                const rt_tensor_t *o = &hh->tensors[out];
+                                ck_assert_int_eq(o->dims[0], n);
+                                ck_assert_int_eq(o->dims[3], oc);
+                                oh = o->dims[1];
+                                ow = o->dims[2];
+                                got[packed] = o->data;
+                        }
+                        const int ekh = (kh - 1) * dil + 1, ekw = (kw - 1) * dil + 1;
+                        const int ph = pad == RT_PADDING_SAME ? (((oh - 1) * stride + ekh - h) > 0 ? ((oh - 1) * stride + ekh - h) / 2 : 0) : 0;
+                        const int pw = pad == RT_PADDING_SAME ? (((ow - 1) * stride + ekw - w) > 0 ? ((ow - 1) * stride + ekw - w) / 2 : 0) : 0;
+                        for (int b = 0; b < n; b++)
+                                for (int oy = 0; oy < oh; oy++)
+                                        for (int ox = 0; ox < ow; ox++)
+                                                for (int o = 0; o < oc; o++) {
+                                                        float want = conv_ref_pixel(x, f, h, w, c, kh, kw, dil, b,
+                                                                                    oy * stride - ph, ox * stride - pw, o) + bias[o];
+                                                        want = want < lo[k % 4] ? lo[k % 4] : (want > hi[k % 4] ? hi[k % 4] : want);
+                                                        size_t at = (((size_t) b * oh + oy) * ow + ox) * oc + o;
+                                                        for (int packed = 0; packed < 2; packed++)
+                                                                ck_assert_msg(memcmp(&got[packed][at], &want, sizeof(float)) == 0,
+                                                                              "oc %d geometry %d packed %d: output %zu is %a, want %a",
+                                                                              oc, geo, packed, at, (double) got[packed][at], (double) want);
+                                                }
+                        kh_done(&hs[0]);
+                        kh_done(&hs[1]);
+                }
+}
+END_TEST
+
 static Suite *conv2d_suite(void) {
         Suite *s = suite_create("conv2d");
         TCase *tc = tcase_create("conv2d");
@@ -537,6 +626,7 @@ static Suite *conv2d_suite(void) {
         tcase_add_test(tc, test_conv2d_float_same_stride2);
         tcase_add_test(tc, test_conv2d_float_dilation2);
         tcase_add_test(tc, test_conv2d_float_activations);
+        tcase_add_test(tc, test_conv2d_float_packed_filters_sum_in_order);
         tcase_add_test(tc, test_conv2d_int8_per_channel);
         tcase_add_test(tc, test_conv2d_int8_overflowing_quantization);
         tcase_add_test(tc, test_conv2d_int8_per_tensor);
