@@ -69,6 +69,7 @@ typedef struct rt_conv_data {
         bool ruy_rounding;
         /* How int16 activations (16x8) are requantized. */
         rt_conv_acc16_t acc16;
+        int32_t batch;        /* FULLY_CONNECTED: input rows, set by prepare */
 } rt_conv_data_t;
 
 int rt_conv__data_init(rt_context_t *ctx, rt_node_t *node, void **ret_data);
