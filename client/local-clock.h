@@ -13,20 +13,33 @@
  * REFRESH_NS of counter time with one clock read; until the first ratio
  * (and where there is no counter: not x86) every stop reads the clock as
  * before.
+ *
+ * Two counter reads are a fifth of a 0.1 us invoke. Its reported time is
+ * 0 us (whole microseconds, rounded) whatever the counter says, so once
+ * FAST_STREAK timed invokes in a row took less than FAST_NS, the stopwatch
+ * times one invoke in SAMPLE_EVERY and reports 0 us for the others; the
+ * first timed invoke of FAST_NS or more goes back to timing every invoke
+ * (and needs a new streak to sample again). The cost: a preempted invoke
+ * between samples reports 0 us, not its time.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct accel_local_clock {
         uint64_t anchor_tick, anchor_ns;  /* the ratio's window starts here */
         double ns_per_tick;               /* 0: not calibrated yet */
         uint64_t clock_reads;             /* clock_gettime() calls so far */
+        uint32_t fast_streak;             /* timed invokes in a row under FAST_NS */
+        uint32_t untimed_left;            /* invokes to report as 0 us before the next timed one */
+        uint64_t untimed;                 /* invokes not timed so far */
 } accel_local_clock_t;
 
 typedef struct accel_local_stamp {
         uint64_t tick;  /* the counter, 0 without one */
         uint64_t ns;    /* CLOCK_MONOTONIC, 0 once calibrated */
+        bool untimed;   /* a sampled-out invoke: it reports 0 us */
 } accel_local_stamp_t;
 
 /* Starts the calibration window (at interpreter creation). */

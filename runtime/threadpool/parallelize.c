@@ -198,8 +198,25 @@ static void parallelize(pthreadpool_t pool, tp_fn_t fn, void *ctx, bool with_id,
         rt__tp_execute(pool, &j);
 }
 
+/* A NULL pool, what XNNPACK passes at one thread: the shapes it uses run
+ * here in plain loops, with no job built (filling a job in, its tile
+ * counts divided out, costs as much as a small operator's task). A zero
+ * tile takes the general path, which counts it as one. */
+static inline size_t here_size(size_t range, size_t start, size_t tile) {
+        size_t left = range - start;
+        return left < tile ? left : tile;
+}
+
 void pthreadpool_parallelize_1d(pthreadpool_t threadpool, pthreadpool_task_1d_t function, void *context,
         size_t range, uint32_t flags) {
+        if (!threadpool) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range; i++)
+                        function(context, i);
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 1, 0, ranges, NULL, flags);
 }
@@ -213,6 +230,14 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t threadpool, pthreadpool
 
 void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t threadpool, pthreadpool_task_1d_tile_1d_t function,
         void *context, size_t range, size_t tile, uint32_t flags) {
+        if (!threadpool && tile) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range; i += tile)
+                        function(context, i, here_size(range, i, tile));
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range };
         size_t tiles[] = { tile };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 1, 1, ranges, tiles, flags);
@@ -220,12 +245,30 @@ void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t threadpool, pthreadpool_ta
 
 void pthreadpool_parallelize_2d(pthreadpool_t threadpool, pthreadpool_task_2d_t function, void *context,
         size_t range_i, size_t range_j, uint32_t flags) {
+        if (!threadpool) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range_i; i++)
+                        for (size_t j = 0; j < range_j; j++)
+                                function(context, i, j);
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range_i, range_j };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 2, 0, ranges, NULL, flags);
 }
 
 void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t threadpool, pthreadpool_task_2d_tile_1d_t function,
         void *context, size_t range_i, size_t range_j, size_t tile_j, uint32_t flags) {
+        if (!threadpool && tile_j) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range_i; i++)
+                        for (size_t j = 0; j < range_j; j += tile_j)
+                                function(context, i, j, here_size(range_j, j, tile_j));
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range_i, range_j };
         size_t tiles[] = { tile_j };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 2, 1, ranges, tiles, flags);
@@ -233,6 +276,15 @@ void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t threadpool, pthreadpool_ta
 
 void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t threadpool, pthreadpool_task_2d_tile_2d_t function,
         void *context, size_t range_i, size_t range_j, size_t tile_i, size_t tile_j, uint32_t flags) {
+        if (!threadpool && tile_i && tile_j) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range_i; i += tile_i)
+                        for (size_t j = 0; j < range_j; j += tile_j)
+                                function(context, i, j, here_size(range_i, i, tile_i), here_size(range_j, j, tile_j));
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range_i, range_j };
         size_t tiles[] = { tile_i, tile_j };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 2, 2, ranges, tiles, flags);
@@ -250,6 +302,16 @@ void pthreadpool_parallelize_2d_tile_2d_with_uarch(pthreadpool_t threadpool,
 
 void pthreadpool_parallelize_3d(pthreadpool_t threadpool, pthreadpool_task_3d_t function, void *context,
         size_t range_i, size_t range_j, size_t range_k, uint32_t flags) {
+        if (!threadpool) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range_i; i++)
+                        for (size_t j = 0; j < range_j; j++)
+                                for (size_t k = 0; k < range_k; k++)
+                                        function(context, i, j, k);
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range_i, range_j, range_k };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 3, 0, ranges, NULL, flags);
 }
@@ -264,6 +326,16 @@ void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t threadpool, pthreadpool_ta
 void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t threadpool, pthreadpool_task_3d_tile_2d_t function,
         void *context, size_t range_i, size_t range_j, size_t range_k, size_t tile_j, size_t tile_k,
         uint32_t flags) {
+        if (!threadpool && tile_j && tile_k) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range_i; i++)
+                        for (size_t j = 0; j < range_j; j += tile_j)
+                                for (size_t k = 0; k < range_k; k += tile_k)
+                                        function(context, i, j, k, here_size(range_j, j, tile_j), here_size(range_k, k, tile_k));
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range_i, range_j, range_k };
         size_t tiles[] = { tile_j, tile_k };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 3, 2, ranges, tiles, flags);
@@ -296,6 +368,17 @@ void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t threadpool, pthreadpool_ta
 void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t threadpool, pthreadpool_task_4d_tile_2d_t function,
         void *context, size_t range_i, size_t range_j, size_t range_k, size_t range_l, size_t tile_k,
         size_t tile_l, uint32_t flags) {
+        if (!threadpool && tile_k && tile_l) {
+                tp_fp_t fp;
+                tp_fp_enter(&fp, flags);
+                for (size_t i = 0; i < range_i; i++)
+                        for (size_t j = 0; j < range_j; j++)
+                                for (size_t k = 0; k < range_k; k += tile_k)
+                                        for (size_t l = 0; l < range_l; l += tile_l)
+                                                function(context, i, j, k, l, here_size(range_k, k, tile_k), here_size(range_l, l, tile_l));
+                tp_fp_leave(&fp);
+                return;
+        }
         size_t ranges[] = { range_i, range_j, range_k, range_l };
         size_t tiles[] = { tile_k, tile_l };
         parallelize(threadpool, (tp_fn_t) function, context, false, 0, 4, 2, ranges, tiles, flags);

@@ -12,6 +12,10 @@
 
 #include <pthreadpool.h>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include "threadpool.h"
 
 #define TP_MAX_DIMS 6
@@ -89,6 +93,41 @@ struct pthreadpool {
         tp_worker_t *workers;           /* threads - 1 */
         tp_part_t parts[];              /* threads */
 };
+
+/* PTHREADPOOL_FLAG_DISABLE_DENORMALS: FTZ and DAZ while the items run,
+ * on every participant. MXCSR is written only when it lacks them: the
+ * interpreter's invoke sets them already (TensorFlow Lite's order), and
+ * a write of MXCSR costs more than the task of a small call. */
+typedef struct tp_fp {
+#if defined(__SSE__)
+        unsigned int csr;
+#endif
+        bool set;
+} tp_fp_t;
+
+static inline void tp_fp_enter(tp_fp_t *st, uint32_t flags) {
+        st->set = false;
+#if defined(__SSE__)
+        if (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) {
+                st->csr = _mm_getcsr();
+                if ((st->csr & 0x8040u) != 0x8040u) {
+                        _mm_setcsr(st->csr | 0x8040u);
+                        st->set = true;
+                }
+        }
+#else
+        (void) flags;
+#endif
+}
+
+static inline void tp_fp_leave(const tp_fp_t *st) {
+#if defined(__SSE__)
+        if (st->set)
+                _mm_setcsr(st->csr);
+#else
+        (void) st;
+#endif
+}
 
 /* Runs items [begin, end) of `j` on the calling thread. (parallelize.c) */
 void rt__tp_job_run(const tp_job_t *j, size_t begin, size_t end);

@@ -38,10 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
-
 #include "clock.h"
 #include "threadpool-internal.h"
 
@@ -71,36 +67,6 @@ static inline uint32_t ctl_seq(uint64_t c) {
         return (uint32_t) (c >> TP_CTL_SEQ_SHIFT);
 }
 
-/* PTHREADPOOL_FLAG_DISABLE_DENORMALS: FTZ and DAZ while the items run,
- * on every participant. */
-typedef struct fp_state {
-#if defined(__SSE__)
-        unsigned int csr;
-#endif
-        bool set;
-} fp_state_t;
-
-static inline void fp_enter(fp_state_t *st, uint32_t flags) {
-        st->set = false;
-#if defined(__SSE__)
-        if (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) {
-                st->csr = _mm_getcsr();
-                _mm_setcsr(st->csr | 0x8040u);
-                st->set = true;
-        }
-#else
-        (void) flags;
-#endif
-}
-
-static inline void fp_leave(const fp_state_t *st) {
-#if defined(__SSE__)
-        if (st->set)
-                _mm_setcsr(st->csr);
-#else
-        (void) st;
-#endif
-}
 
 /* Claims a chunk of `part`: a quarter of what is left (at least one
  * item), from the front for its owner, from the back for a thief. So an
@@ -126,8 +92,8 @@ static bool part_claim(tp_part_t *part, bool owner, size_t *ret_begin, size_t *r
 /* Claims and runs items, own share first; returns how many it ran. */
 static size_t participate(struct pthreadpool *p, const tp_job_t *j, size_t self) {
         size_t ran = 0, n = p->threads, b, e;
-        fp_state_t fp;
-        fp_enter(&fp, j->flags);
+        tp_fp_t fp;
+        tp_fp_enter(&fp, j->flags);
         for (size_t k = 0; k < n; k++) {
                 tp_part_t *part = &p->parts[(self + k) % n];
                 while (part_claim(part, k == 0, &b, &e)) {
@@ -135,7 +101,7 @@ static size_t participate(struct pthreadpool *p, const tp_job_t *j, size_t self)
                         ran += e - b;
                 }
         }
-        fp_leave(&fp);
+        tp_fp_leave(&fp);
         return ran;
 }
 
@@ -211,10 +177,10 @@ static void ctl_publish(struct pthreadpool *p, uint64_t flags) {
 }
 
 void rt__tp_execute_inline(struct pthreadpool *p, const tp_job_t *j) {
-        fp_state_t fp;
-        fp_enter(&fp, j->flags);
+        tp_fp_t fp;
+        tp_fp_enter(&fp, j->flags);
         rt__tp_job_run(j, 0, j->items);
-        fp_leave(&fp);
+        tp_fp_leave(&fp);
         if (p && p->threads > 1) {
                 atomic_fetch_add_explicit(&p->inlined, 1, memory_order_relaxed);
                 atomic_fetch_add_explicit(&total_inlined, 1, memory_order_relaxed);

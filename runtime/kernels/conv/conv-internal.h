@@ -77,6 +77,7 @@ typedef struct rt_conv_data {
         float *packed_bias;
         const void *packed_from;
         const void *packed_bias_from;
+        int32_t batch;        /* FULLY_CONNECTED: input rows, set by prepare */
 } rt_conv_data_t;
 
 int rt_conv__data_init(rt_context_t *ctx, rt_node_t *node, void **ret_data);

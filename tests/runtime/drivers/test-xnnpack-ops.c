@@ -683,25 +683,45 @@ END_TEST
 
 /* FORCE_FP16: either XNNPACK honours it (results close to float32 at fp16
  * precision) or compilation fails with -ENOTSUP and a message saying why. */
+/* Few input channels over a narrow image (runtime/drivers/xnnpack/
+ * convolution.c folds the width into the channels): SAME and VALID,
+ * stride, dilation, 1 and 2 channels, the depthwise form with one input
+ * channel, a kernel narrower than the image; against the reference. */
+START_TEST(test_xnnpack_conv_narrow_width_folded) {
+        check_graph(conv_graph(false, 16, 3, 1, 8, 3, RT_PADDING_SAME, 1, 1, RT_ACT_RELU, Q_FLOAT), 1e-4, 0);
+        check_graph(conv_graph(false, 17, 4, 2, 5, 3, RT_PADDING_SAME, 2, 1, RT_ACT_NONE, Q_FLOAT), 1e-4, 0);
+        check_graph(conv_graph(false, 15, 6, 2, 4, 3, RT_PADDING_VALID, 1, 2, RT_ACT_RELU6, Q_FLOAT), 1e-4, 0);
+        check_graph(conv_graph(false, 9, 5, 1, 6, 2, RT_PADDING_SAME, 1, 1, RT_ACT_NONE, Q_FLOAT), 1e-4, 0);
+        check_graph(conv_graph(true, 20, 3, 1, 8, 3, RT_PADDING_SAME, 1, 1, RT_ACT_RELU, Q_FLOAT), 1e-4, 0);
+        check_graph(conv_graph(true, 12, 4, 1, 3, 3, RT_PADDING_VALID, 1, 1, RT_ACT_NONE, Q_FLOAT), 1e-4, 0);
+        /* Outside the fold's limits: the plain convolution. */
+        check_graph(conv_graph(false, 8, 9, 2, 8, 3, RT_PADDING_SAME, 1, 1, RT_ACT_NONE, Q_FLOAT), 1e-4, 0);
+}
+END_TEST
+
 START_TEST(test_xnnpack_force_fp16_honoured_or_explained) {
-        tfb_t *b = conv_graph(false, 8, 8, 3, 4, 3, RT_PADDING_SAME, 1, 1, RT_ACT_NONE, Q_FLOAT);
-        size_t size;
-        _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
-        tfb_free(b);
-        rt_settings_t s = dt_xnnpack(1);
-        s.xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
-        dt_result_t ref, x;
-        dt_run(buf, size, NULL, &ref);
-        dt_run(buf, size, &s, &x);
-        if (x.alloc_err == 0) {
-                ck_assert_int_eq(x.invoke_err, 0);
-                dt_assert_close(&x, &ref, 1e-2, 1e-2, 0);
-        } else {
-                ck_assert_int_eq(x.alloc_err, -ENOTSUP);
-                ck_assert_msg(strstr(x.err, "forced FP16 inference"), "%s", x.err);
+        /* Also on a shape whose convolution is folded (static reshapes). */
+        for (int narrow = 0; narrow < 2; narrow++) {
+                tfb_t *b = narrow ? conv_graph(false, 16, 3, 1, 8, 3, RT_PADDING_SAME, 1, 1, RT_ACT_NONE, Q_FLOAT)
+                                  : conv_graph(false, 8, 8, 3, 4, 3, RT_PADDING_SAME, 1, 1, RT_ACT_NONE, Q_FLOAT);
+                size_t size;
+                _cleanup_free_ uint8_t *buf = tfb_finish(b, &size);
+                tfb_free(b);
+                rt_settings_t s = dt_xnnpack(1);
+                s.xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
+                dt_result_t ref, x;
+                dt_run(buf, size, NULL, &ref);
+                dt_run(buf, size, &s, &x);
+                if (x.alloc_err == 0) {
+                        ck_assert_int_eq(x.invoke_err, 0);
+                        dt_assert_close(&x, &ref, 1e-2, 1e-2, 0);
+                } else {
+                        ck_assert_int_eq(x.alloc_err, -ENOTSUP);
+                        ck_assert_msg(strstr(x.err, "forced FP16 inference"), "%s", x.err);
+                }
+                dt_result_done(&x);
+                dt_result_done(&ref);
         }
-        dt_result_done(&x);
-        dt_result_done(&ref);
 }
 END_TEST
 
@@ -867,6 +887,7 @@ int main(void) {
         tcase_add_test(tc, test_xnnpack_mean_inexact_native);
         tcase_add_test(tc, test_xnnpack_native_steps_reflect);
         tcase_add_test(tc, test_xnnpack_native_steps_symmetric_half_pixel);
+        tcase_add_test(tc, test_xnnpack_conv_narrow_width_folded);
         tcase_add_test(tc, test_xnnpack_force_fp16_honoured_or_explained);
         tcase_add_test(tc, test_xnnpack_sparse_hint_same_results);
         tcase_add_test(tc, test_xnnpack_two_threads);

@@ -270,6 +270,16 @@ START_TEST(test_interp_real_model_batch_resize) {
         ck_assert_int_eq(rt_interp_copy_out(it, 0, ys, sizeof(ys)), 0);
         for (int i = 0; i < 3; i++)
                 ck_assert_msg(fabsf(ys[i] - want) <= 1e-4f, "row %d: %g vs %g", i, ys[i], want);
+        /* And back to one row: FULLY_CONNECTED takes its row count from
+         * the last prepare, not from the tensor at each invoke. */
+        ck_assert_int_eq(rt_interp_resize_input(it, 0, 2, TFB_DIMS(1, 1)), 0);
+        ck_assert_int_eq(rt_interp_allocate_tensors(it), 0);
+        ck_assert_int_eq(rt_interp_output_tensor(it, 0)->dims[0], 1);
+        ck_assert_int_eq(rt_interp_copy_in(it, 0, &x, sizeof(x)), 0);
+        ck_assert_int_eq(rt_interp_invoke(it), 0);
+        float y1;
+        ck_assert_int_eq(rt_interp_copy_out(it, 0, &y1, sizeof(y1)), 0);
+        ck_assert_msg(fabsf(y1 - want) <= 1e-4f, "one row: %g vs %g", y1, want);
 }
 END_TEST
 

@@ -286,6 +286,57 @@ START_TEST(test_flags_denormals_and_yield) {
 }
 END_TEST
 
+/* Items of a 2d tile-2d call: FTZ/DAZ as each saw them. */
+static void csr_tile(void *ctx, size_t i, size_t j, size_t ti, size_t tj) {
+        unsigned *seen = ctx;
+        (void) ti;
+        (void) tj;
+#if defined(__SSE__)
+        seen[i * 4 + j] = _mm_getcsr() & 0x8040u;
+#else
+        seen[i * 4 + j] = 0x8040u;
+#endif
+}
+
+/* A NULL pool runs the calls here: with FTZ/DAZ set already (the
+ * interpreter's invoke) they stay set and the other MXCSR bits are kept;
+ * without, they are set for the items and cleared after; a zero tile
+ * counts as one; an empty range calls nothing. */
+START_TEST(test_null_pool_inline_edges) {
+        unsigned seen[16];
+#if defined(__SSE__)
+        const unsigned csr = _mm_getcsr();
+        _mm_setcsr((csr & ~0x8040u) | 0x8040u);
+        memset(seen, 0, sizeof(seen));
+        pthreadpool_parallelize_2d_tile_2d(NULL, csr_tile, seen, 4, 4, 1, 1, PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+        for (int i = 0; i < 16; i++)
+                ck_assert_uint_eq(seen[i], 0x8040u);
+        ck_assert_uint_eq(_mm_getcsr(), (csr & ~0x8040u) | 0x8040u);
+        _mm_setcsr(csr & ~0x8040u);
+        memset(seen, 0, sizeof(seen));
+        pthreadpool_parallelize_2d_tile_2d(NULL, csr_tile, seen, 4, 4, 1, 1, PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+        for (int i = 0; i < 16; i++)
+                ck_assert_uint_eq(seen[i], 0x8040u);
+        ck_assert_uint_eq(_mm_getcsr(), csr & ~0x8040u);
+        _mm_setcsr(csr);
+#endif
+        cover_t c;
+        cover_init(&c, 2, 2);
+        c.tile[0] = c.tile[1] = 1;
+        pthreadpool_parallelize_2d_tile_2d(NULL, t4, &c, R[0], R[1], 0, 0, 0);
+        cover_check(&c, "2d_tile_2d, zero tiles", 0);
+        cover_init(&c, 1, 1);
+        c.tile[0] = 1;
+        pthreadpool_parallelize_1d_tile_1d(NULL, t2, &c, R[0], 0, 0);
+        cover_check(&c, "1d_tile_1d, zero tile", 0);
+        memset(seen, 0, sizeof(seen));
+        pthreadpool_parallelize_2d_tile_2d(NULL, csr_tile, seen, 0, 4, 1, 1, 0);
+        pthreadpool_parallelize_1d(NULL, csr_item, seen, 0, 0);
+        for (int i = 0; i < 16; i++)
+                ck_assert_uint_eq(seen[i], 0);
+}
+END_TEST
+
 /* ---- Sleeping workers. */
 
 typedef struct slow {
@@ -564,6 +615,7 @@ int main(void) {
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, test_every_entry_point_covers_each_index_once);
         tcase_add_test(tc, test_flags_denormals_and_yield);
+        tcase_add_test(tc, test_null_pool_inline_edges);
         tcase_add_test(tc, test_sleeping_worker_woken);
         tcase_add_test(tc, test_destroy_while_asleep);
         tcase_add_test(tc, test_nested_create_destroy);
