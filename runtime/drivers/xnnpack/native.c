@@ -202,24 +202,6 @@ bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n) {
         }
 }
 
-bool rt__xnn_native_pays(const rt_driver_graph_t *g, const rt_node_t *n, int threads) {
-        if ((n->op != RT_BUILTIN_PAD && n->op != RT_BUILTIN_PADV2) || threads > 1)
-                return true;
-        /* What XNNPACK translates too (rt__xnn_define_pad): int32
-         * paddings, rank <= 4, no PADV2 value. */
-        const rt_tensor_t *in = tensor(g, n->inputs[0]), *p = tensor(g, n->inputs[1]);
-        if (p->type != RT_TYPE_INT32 || in->rank > 4 || (n->op == RT_BUILTIN_PADV2 && n->n_inputs > 2 &&
-                                                          n->inputs[2] >= 0))
-                return true;
-        /* At one thread the step pays for narrow padding only (blazeface's
-         * 4-8 channels after 24-88: 4% faster), not for facemesh's
-         * doubling of the channels (2% slower): padding at most half the
-         * input row. */
-        const int32_t *v = p->data;
-        int32_t last = in->rank - 1;
-        return 2 * ((int64_t) v[2 * last] + v[2 * last + 1]) <= in->dims[last];
-}
-
 void rt__xnn_native_free(rt__xnn_native_t *s) {
         if (!s)
                 return;

@@ -155,11 +155,6 @@ typedef struct rt__xnn_native rt__xnn_native_t;
  * float32 PAD/PADV2 of +0.0f on the innermost dimension only, which it
  * runs slower (one pad call per row). */
 bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n);
-/* Whether the step for node n (one rt__xnn_native_wants() takes) is worth
- * splitting the group at `threads` threads: false only where XNNPACK
- * translates n too and runs it faster (measured: a one-thread PAD whose
- * padding is wider than half the row). */
-bool rt__xnn_native_pays(const rt_driver_graph_t *g, const rt_node_t *n, int threads);
 /* The step for node n (static shapes, constant parameters): 0, -ENOTSUP
  * with the reason in err, or -ENOMEM. */
 int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xnn_native_t **ret, char *err,

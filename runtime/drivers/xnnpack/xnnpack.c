@@ -664,11 +664,9 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
                 return -ENOMEM;
         }
         bool any = false;
-        int threads = rt_settings_num_threads(s, 1);
         for (int32_t k = 0; k < grp->n_nodes; k++) {
                 const rt_node_t *n = &g->nodes[grp->nodes[k]];
-                native[k] = !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(g, n) &&
-                            rt__xnn_native_pays(g, n, threads);
+                native[k] = !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(g, n);
                 any |= native[k];
         }
         int r = any ? group_split(g, grp, s, native, gr, err, err_size, &e->node)
