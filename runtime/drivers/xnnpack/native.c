@@ -166,7 +166,7 @@ static bool pad_wanted(const rt_driver_graph_t *g, const rt_node_t *n) {
                 const rt_tensor_t *c = tensor(g, n->inputs[2]);
                 uint32_t bits = 1;
                 if (!c || c->type != RT_TYPE_FLOAT32 || !rt_tensor_is_const(c) || !c->data ||
-                    rt_tensor_count(c) != 1)
+                    rt_tensor_count(c) != 1 || c->bytes < sizeof(bits))
                         return false;
                 memcpy(&bits, c->data, sizeof(bits));
                 if (bits != 0)  /* +0.0f only */
