@@ -9,14 +9,18 @@
  * transfer ran 58 such nodes between 115 XNNPACK groups, one thread working
  * while the pool's workers slept, and a wake-up for every group after;
  * a CONCATENATION cut deeplab's group in two and left blazeface's and the
- * face detectors' heads on the reference kernels.
+ * face detectors' heads on the reference kernels. One op XNNPACK does
+ * translate runs here too because the driver's step is cheaper: float
+ * PAD of zeros on the innermost dimension only, which XNNPACK's pad
+ * operator runs with one call per row (8768 per blazeface invoke).
  *
  * Every step computes exactly what the reference kernel computes, element
  * for element: the copies gather the same source elements (CONCATENATION
  * only where the reference kernel copies too: float32 without a fused
  * activation, int8/uint8 whose inputs share the output's quantization); MEAN sums each
  * output's inputs in the same order (rows, then columns) in float and
- * divides by the count; RSQRT is 1.0f / sqrtf(x). Only the work is split
+ * divides by the count; RSQRT is 1.0f / sqrtf(x); PAD copies each row
+ * between zero bytes (+0.0f). Only the work is split
  * between threads, never one element's arithmetic, and the workers run
  * with denormals flushed as the interpreter's thread does
  * (PTHREADPOOL_FLAG_DISABLE_DENORMALS), so results are bit-identical.
@@ -36,6 +40,7 @@ typedef enum native_kind {
         NATIVE_MEAN,
         NATIVE_RSQRT,
         NATIVE_CONCAT,
+        NATIVE_PAD,     /* float32 PAD, PADV2 of zeros on the innermost dim only */
 } native_kind_t;
 
 struct rt__xnn_native {
@@ -55,6 +60,9 @@ struct rt__xnn_native {
          * of a row is part_bytes[k] at part_off[k]. */
         size_t outer, row_bytes;
         size_t *part_bytes, *part_off;
+        /* PAD: the output as [outer, pre_bytes + row_bytes + post_bytes],
+         * the input as [outer, row_bytes]. */
+        size_t pre_bytes, post_bytes;
         const void *const *srcs; /* set per run, one per input */
         const void *src;        /* srcs[0] */
         void *dst;
@@ -139,6 +147,34 @@ static bool concat_wanted(const rt_driver_graph_t *g, const rt_node_t *n) {
         return along == out->dims[axis];
 }
 
+/* Float32 PAD, PADV2 of +0.0f (PADV2's value absent or a constant +0.0f)
+ * with constant paddings on the innermost dim only: blazeface's and the
+ * face detectors' residual connections widen the channels this way. As
+ * XNNPACK runs it (its pad operator, one call per pixel row) it cost ~6%
+ * of blazeface's time; this step copies large tiles of rows per call. */
+static bool pad_wanted(const rt_driver_graph_t *g, const rt_node_t *n) {
+        const rt_tensor_t *in = tensor(g, n->inputs[0]);
+        const rt_tensor_t *p = tensor(g, n->n_inputs > 1 ? n->inputs[1] : -1);
+        int64_t v[2 * RT_MAX_RANK];
+        if (in->type != RT_TYPE_FLOAT32 || in->rank < 1 || in->rank > RT_MAX_RANK || !p ||
+            const_ints(p, v, 2 * RT_MAX_RANK) != 2 * in->rank)
+                return false;
+        for (int32_t d = 0; d < in->rank; d++)
+                if (v[2 * d] < 0 || v[2 * d + 1] < 0 || (d < in->rank - 1 && (v[2 * d] || v[2 * d + 1])))
+                        return false;
+        if (n->op == RT_BUILTIN_PADV2 && n->n_inputs > 2 && n->inputs[2] >= 0) {
+                const rt_tensor_t *c = tensor(g, n->inputs[2]);
+                uint32_t bits = 1;
+                if (!c || c->type != RT_TYPE_FLOAT32 || !rt_tensor_is_const(c) || !c->data ||
+                    rt_tensor_count(c) != 1 || c->bytes < sizeof(bits))
+                        return false;
+                memcpy(&bits, c->data, sizeof(bits));
+                if (bits != 0)  /* +0.0f only */
+                        return false;
+        }
+        return n->n_inputs <= 3;
+}
+
 bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n) {
         if (n->n_inputs < 1 || n->n_outputs != 1)
                 return false;
@@ -158,6 +194,9 @@ bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n) {
                 return mean_wanted(g, n);
         case RT_BUILTIN_CONCATENATION:
                 return concat_wanted(g, n);
+        case RT_BUILTIN_PAD:
+        case RT_BUILTIN_PADV2:
+                return pad_wanted(g, n);
         default:
                 return false;
         }
@@ -194,6 +233,28 @@ static int concat_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xn
                 s->part_bytes[k] = (size_t) tensor(g, n->inputs[k])->dims[axis] * inner;
                 s->row_bytes += s->part_bytes[k];
         }
+        return 0;
+}
+
+static int pad_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__xnn_native_t *s, char *err,
+                       size_t err_size) {
+        const rt_tensor_t *in = tensor(g, n->inputs[0]), *out = tensor(g, n->outputs[0]);
+        int64_t v[2 * RT_MAX_RANK];
+        int32_t last = in->rank - 1;
+        const_ints(tensor(g, n->inputs[1]), v, 2 * RT_MAX_RANK);
+        bool fits = out->rank == in->rank && out->dims[last] == in->dims[last] + v[2 * last] + v[2 * last + 1];
+        for (int32_t d = 0; d < last && fits; d++)
+                fits = out->dims[d] == in->dims[d];
+        if (!fits) {
+                snprintf(err, err_size, "XNNPACK: %s paddings do not fit the shapes", rt_op_name(n->op));
+                return -ENOTSUP;
+        }
+        s->outer = 1;
+        for (int32_t d = 0; d < last; d++)
+                s->outer *= (size_t) in->dims[d];
+        s->row_bytes = (size_t) in->dims[last] * s->es;
+        s->pre_bytes = (size_t) v[2 * last] * s->es;
+        s->post_bytes = (size_t) v[2 * last + 1] * s->es;
         return 0;
 }
 
@@ -321,6 +382,11 @@ int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__x
                 s->kind = NATIVE_CONCAT;
                 r = concat_prepare(g, n, s);
                 break;
+        case RT_BUILTIN_PAD:
+        case RT_BUILTIN_PADV2:
+                s->kind = NATIVE_PAD;
+                r = pad_prepare(g, n, s, err, err_size);
+                break;
         default:
                 s->kind = NATIVE_RSQRT;
                 s->count = rt_tensor_count(in);
@@ -425,6 +491,20 @@ static void concat_rows(void *p, size_t first, size_t n) {
         }
 }
 
+/* PAD: output rows [first, first + n), each the zeros before, the input
+ * row, the zeros after (+0.0f is all zero bytes). */
+static void pad_rows(void *p, size_t first, size_t n) {
+        const rt__xnn_native_t *s = p;
+        size_t out_row = s->pre_bytes + s->row_bytes + s->post_bytes;
+        const uint8_t *src = (const uint8_t *) s->src + first * s->row_bytes;
+        uint8_t *dst = (uint8_t *) s->dst + first * out_row;
+        for (size_t i = 0; i < n; i++, src += s->row_bytes, dst += out_row) {
+                memset(dst, 0, s->pre_bytes);
+                memcpy(dst + s->pre_bytes, src, s->row_bytes);
+                memset(dst + s->pre_bytes + s->row_bytes, 0, s->post_bytes);
+        }
+}
+
 void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
                         bool yield) {
         uint32_t flags = PTHREADPOOL_FLAG_DISABLE_DENORMALS | (yield ? PTHREADPOOL_FLAG_YIELD_WORKERS : 0);
@@ -449,6 +529,12 @@ void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *con
         case NATIVE_CONCAT: {
                 size_t tile = s->row_bytes >= 16384 ? 1 : 16384 / (s->row_bytes ? s->row_bytes : 1);
                 pthreadpool_parallelize_1d_tile_1d(pool, concat_rows, s, s->outer, tile, flags);
+                break;
+        }
+        case NATIVE_PAD: {
+                size_t row = s->pre_bytes + s->row_bytes + s->post_bytes;
+                size_t tile = row >= 16384 ? 1 : 16384 / (row ? row : 1);
+                pthreadpool_parallelize_1d_tile_1d(pool, pad_rows, s, s->outer, tile, flags);
                 break;
         }
         }

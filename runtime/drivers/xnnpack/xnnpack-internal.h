@@ -151,7 +151,9 @@ typedef struct rt__xnn_native rt__xnn_native_t;
  * MIRROR_PAD, RESIZE_NEAREST_NEIGHBOR (float32, int8), RSQRT (float32),
  * float MEAN over H and W that XNNPACK cannot compute exactly, and
  * CONCATENATION that only copies (float32 without an activation, int8 and
- * uint8 without requantization), which this XNNPACK has no node for. */
+ * uint8 without requantization), which this XNNPACK has no node for; and
+ * float32 PAD/PADV2 of +0.0f on the innermost dimension only, which it
+ * runs slower (one pad call per row). */
 bool rt__xnn_native_wants(const rt_driver_graph_t *g, const rt_node_t *n);
 /* The step for node n (static shapes, constant parameters): 0, -ENOTSUP
  * with the reason in err, or -ENOMEM. */
