@@ -1261,12 +1261,17 @@ int rt_interp_invoke(rt_interp_t *it) {
         /* TensorFlow Lite runs Interpreter::Invoke with subnormals flushed
          * (ruy::ScopedSuppressDenormals: FTZ and DAZ on x86); so do we, so
          * that a product through 1e-39 is 0 in both. */
-        const unsigned int csr = _mm_getcsr();
-        _mm_setcsr(csr | 0x8040u);
+        /* Both control words are in memory before the first write: the
+         * restore then loads a word stored long before, where a store
+         * just ahead of LDMXCSR can stall it. */
+        unsigned int csr[2];
+        __asm__ volatile("stmxcsr %0" : "=m"(csr[0]));
+        csr[1] = csr[0] | 0x8040u;
+        __asm__ volatile("ldmxcsr %0" : : "m"(csr[1]) : "memory");
 #endif
         int r = rt_exec_invoke(it->exec);
 #if defined(__SSE__)
-        _mm_setcsr(csr);
+        __asm__ volatile("ldmxcsr %0" : : "m"(csr[0]) : "memory");
 #endif
         it->active[0] = false;
         if (r < 0)

@@ -210,6 +210,52 @@ out:
         return NULL;
 }
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+
+static unsigned int seen_csr;
+
+static int csr_invoke(rt_context_t *ctx, rt_node_t *node) {
+        seen_csr = _mm_getcsr();
+        return add_invoke(ctx, node);
+}
+
+static const rt_registration_t csr_op = {
+        .name = "ADD_ONE", .op = RT_OP_CUSTOM, .prepare = add_prepare, .invoke = csr_invoke,
+};
+
+/* Kernels run with subnormals flushed (FTZ and DAZ, as TensorFlow Lite's
+ * Invoke), and the caller gets its own MXCSR back, other bits included:
+ * without the flags, with them already set, and with a rounding mode of
+ * its own. */
+START_TEST(test_interp_invoke_flushes_subnormals_and_restores_mxcsr) {
+        _cleanup_(tfb_freep) tfb_t *b = tfb_new();
+        int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 1, TFB_DIMS(2));
+        int32_t out = tfb_tensor(b, RT_TYPE_FLOAT32, "out", 1, TFB_DIMS(2));
+        tfb_op_add(b, &(tfb_op_t) { .opcode = tfb_opcode_custom(b, "ADD_ONE", 1), .inputs = TFB_IDS(in),
+                                    .n_inputs = 1, .outputs = TFB_IDS(out), .n_outputs = 1 });
+        tfb_io(b, TFB_IDS(in), 1, TFB_IDS(out), 1);
+        _cleanup_free_ uint8_t *bytes = NULL;
+        _cleanup_(rt_model_freep) rt_model_t *m = finish(b, &bytes);
+        rt_interp_t *it = create(m, &csr_op);
+        ck_assert_int_eq(rt_interp_allocate_tensors(it), 0);
+        const unsigned int saved = _mm_getcsr();
+        const unsigned int callers[3] = { saved & ~0x8040u, saved | 0x8040u, (saved & ~0x8040u) | 0x6000u };
+        for (int k = 0; k < 3; k++) {
+                _mm_setcsr(callers[k]);
+                seen_csr = 0;
+                int r = rt_interp_invoke(it);
+                unsigned int after = _mm_getcsr();
+                _mm_setcsr(saved);
+                ck_assert_int_eq(r, 0);
+                ck_assert_uint_eq(seen_csr, callers[k] | 0x8040u);
+                ck_assert_uint_eq(after, callers[k]);
+        }
+        rt_interp_free(it);
+}
+END_TEST
+#endif
+
 START_TEST(test_interp_threads_share_one_model) {
         _cleanup_(tfb_freep) tfb_t *b = tfb_new();
         int32_t in = tfb_tensor(b, RT_TYPE_FLOAT32, "in", 1, TFB_DIMS(2));
@@ -387,6 +433,9 @@ int main(void) {
         tcase_add_test(tc, test_interp_constants_point_into_the_mapping);
         tcase_add_test(tc, test_interp_int8_variable_starts_at_zero_point);
         tcase_add_test(tc, test_interp_builtin_custom_override);
+#if defined(__SSE__)
+        tcase_add_test(tc, test_interp_invoke_flushes_subnormals_and_restores_mxcsr);
+#endif
         tcase_add_test(tc, test_interp_real_model_batch_resize);
         tcase_add_test(tc, test_interp_threads_share_one_model);
         tcase_add_test(tc, test_interp_preserve_all_tensors_keeps_intermediates);
