@@ -50,6 +50,9 @@ int bench_select_with(store_db_t *db, const char *model_sha256, int preference, 
 #define BENCH_VARIANT_MIN_GAIN 0.03
 /* Round medians read from one event at most. */
 #define BENCH_SELECT_MAX_ROUNDS 16
+/* The rounds each of two settings needs before "every round of one was
+ * faster than every round of the other" counts as beating it. */
+#define BENCH_SELECT_SEPARATED_ROUNDS 4
 
 /* The median of ev's round medians (and their count, min and max) when
  * it has two or more, else fallback_us (its runs' median; count 0, min =
