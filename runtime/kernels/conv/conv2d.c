@@ -172,6 +172,37 @@ static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const flo
         }
 }
 
+/* The taps of one output pixel's window that fall inside the input, in
+ * filter order (ky, kx), as runs of inputs in the packed filters' order:
+ * a window row wholly inside an undilated input row is one run of kw * c
+ * inputs (one loop instead of one per tap), else each tap is a run of c.
+ * Each call gives the next run's inputs, its first tap (ky * kw + kx) and
+ * its length; false when the window is done. */
+typedef struct conv_window {
+        int32_t fy, fx;
+} conv_window_t;
+
+static inline bool conv_window_next(const geom_t *g, const float *x, int32_t b, int32_t y0, int32_t x0,
+                                    conv_window_t *w, const float **ret_xp, size_t *ret_tap, int32_t *ret_len) {
+        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
+        for (; w->fy < g->kh; w->fy++, w->fx = 0) {
+                const int32_t iy = y0 + w->fy * g->dh;
+                if (iy < 0 || iy >= g->h)
+                        continue;
+                for (; w->fx < (run ? 1 : g->kw); w->fx++) {
+                        const int32_t ix = x0 + w->fx * g->dw;
+                        if (ix < 0 || ix >= g->w)
+                                continue;
+                        *ret_xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
+                        *ret_tap = (size_t) w->fy * g->kw + w->fx;
+                        *ret_len = run ? g->kw * g->c : g->c;
+                        w->fx++;
+                        return true;
+                }
+        }
+        return false;
+}
+
 #if defined(__SSE2__)
 /* The same sums, four output channels to an SSE register: lane j of an
  * accumulator is output channel oc + j, and every lane adds the same
@@ -185,33 +216,23 @@ static void conv_float_pixel_x4(const geom_t *g, const rt_conv_data_t *d, const 
                 /* 16 output channels at a time, then 4. */
                 const bool wide = oc4 - ob >= 16;
                 __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-                for (int32_t fy = 0; fy < g->kh; fy++) {
-                        const int32_t iy = y0 + fy * g->dh;
-                        if (iy < 0 || iy >= g->h)
-                                continue;
-                        /* A window row wholly inside an undilated row is
-                         * one run of kw * c inputs, in the packed filters'
-                         * order: one loop instead of one per tap. */
-                        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
-                        for (int32_t fx = 0; fx < (run ? 1 : g->kw); fx++) {
-                                const int32_t ix = x0 + fx * g->dw;
-                                if (ix < 0 || ix >= g->w)
-                                        continue;
-                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
-                                const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
-                                const int32_t len = run ? g->kw * g->c : g->c;
-                                if (wide) {
-                                        for (int32_t k = 0; k < len; k++, fp += oc4) {
-                                                const __m128 xv = _mm_set1_ps(xp[k]);
-                                                a0 = _mm_add_ps(a0, _mm_mul_ps(xv, _mm_loadu_ps(fp)));
-                                                a1 = _mm_add_ps(a1, _mm_mul_ps(xv, _mm_loadu_ps(fp + 4)));
-                                                a2 = _mm_add_ps(a2, _mm_mul_ps(xv, _mm_loadu_ps(fp + 8)));
-                                                a3 = _mm_add_ps(a3, _mm_mul_ps(xv, _mm_loadu_ps(fp + 12)));
-                                        }
-                                } else {
-                                        for (int32_t k = 0; k < len; k++, fp += oc4)
-                                                a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_set1_ps(xp[k]), _mm_loadu_ps(fp)));
+                conv_window_t w = { 0, 0 };
+                const float *xp;
+                size_t tap;
+                int32_t len;
+                while (conv_window_next(g, x, b, y0, x0, &w, &xp, &tap, &len)) {
+                        const float *fp = d->packed + tap * (size_t) g->c * oc4 + ob;
+                        if (wide) {
+                                for (int32_t k = 0; k < len; k++, fp += oc4) {
+                                        const __m128 xv = _mm_set1_ps(xp[k]);
+                                        a0 = _mm_add_ps(a0, _mm_mul_ps(xv, _mm_loadu_ps(fp)));
+                                        a1 = _mm_add_ps(a1, _mm_mul_ps(xv, _mm_loadu_ps(fp + 4)));
+                                        a2 = _mm_add_ps(a2, _mm_mul_ps(xv, _mm_loadu_ps(fp + 8)));
+                                        a3 = _mm_add_ps(a3, _mm_mul_ps(xv, _mm_loadu_ps(fp + 12)));
                                 }
+                        } else {
+                                for (int32_t k = 0; k < len; k++, fp += oc4)
+                                        a0 = _mm_add_ps(a0, _mm_mul_ps(_mm_set1_ps(xp[k]), _mm_loadu_ps(fp)));
                         }
                 }
                 /* acc + bias, then the activation as ku_act_f32 does it:
@@ -252,23 +273,16 @@ __attribute__((target("avx"))) static void conv_float_pixel_x16_avx(const geom_t
         const __m256 lo = _mm256_set1_ps(d->f_min), hi = _mm256_set1_ps(d->f_max);
         for (; oc4 - ob >= 16; ob += 16) {
                 __m256 a0 = _mm256_setzero_ps(), a1 = a0;
-                for (int32_t fy = 0; fy < g->kh; fy++) {
-                        const int32_t iy = y0 + fy * g->dh;
-                        if (iy < 0 || iy >= g->h)
-                                continue;
-                        const bool run = g->dw == 1 && x0 >= 0 && x0 + g->kw <= g->w;
-                        for (int32_t fx = 0; fx < (run ? 1 : g->kw); fx++) {
-                                const int32_t ix = x0 + fx * g->dw;
-                                if (ix < 0 || ix >= g->w)
-                                        continue;
-                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
-                                const float *fp = d->packed + (((size_t) fy * g->kw + fx) * g->c) * oc4 + ob;
-                                const int32_t len = run ? g->kw * g->c : g->c;
-                                for (int32_t k = 0; k < len; k++, fp += oc4) {
-                                        const __m256 xv = _mm256_set1_ps(xp[k]);
-                                        a0 = _mm256_add_ps(a0, _mm256_mul_ps(xv, _mm256_loadu_ps(fp)));
-                                        a1 = _mm256_add_ps(a1, _mm256_mul_ps(xv, _mm256_loadu_ps(fp + 8)));
-                                }
+                conv_window_t w = { 0, 0 };
+                const float *xp;
+                size_t tap;
+                int32_t len;
+                while (conv_window_next(g, x, b, y0, x0, &w, &xp, &tap, &len)) {
+                        const float *fp = d->packed + tap * (size_t) g->c * oc4 + ob;
+                        for (int32_t k = 0; k < len; k++, fp += oc4) {
+                                const __m256 xv = _mm256_set1_ps(xp[k]);
+                                a0 = _mm256_add_ps(a0, _mm256_mul_ps(xv, _mm256_loadu_ps(fp)));
+                                a1 = _mm256_add_ps(a1, _mm256_mul_ps(xv, _mm256_loadu_ps(fp + 8)));
                         }
                 }
                 a0 = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_add_ps(a0, _mm256_loadu_ps(d->packed_bias + ob))));
