@@ -51,13 +51,92 @@ static void job_call(const tp_job_t *j, const size_t *a, unsigned n) {
         }
 }
 
-static inline size_t tile_size(const tp_job_t *j, unsigned d, size_t start) {
-        size_t left = j->range[d] - start;
-        return left < j->tile[d] ? left : j->tile[d];
+/* The size of the tile at `start` of a dimension of `range` tiled by
+ * `tile`: the tile, or what is left. */
+static inline size_t span(size_t range, size_t start, size_t tile) {
+        size_t left = range - start;
+        return left < tile ? left : tile;
 }
 
-/* The whole range of the shapes XNNPACK uses most, as plain nested loops:
- * on a 1-thread pool or inline, every call of a ~1 ms model goes here. */
+static inline size_t tile_size(const tp_job_t *j, unsigned d, size_t start) {
+        return span(j->range[d], start, j->tile[d]);
+}
+
+/* The whole range of the shapes XNNPACK uses most, as plain nested loops
+ * (tiles not zero): what a NULL pool runs directly and a whole job on a
+ * 1-thread pool or inline runs through job_run_all(); every call of a
+ * ~1 ms model goes here. */
+static inline void loop_1d_t1(fn2_t f, void *c, size_t ri, size_t ti) {
+        for (size_t i = 0; i < ri; i += ti)
+                f(c, i, span(ri, i, ti));
+}
+
+static inline void loop_2d(fn2_t f, void *c, size_t ri, size_t rj) {
+        for (size_t i = 0; i < ri; i++)
+                for (size_t k = 0; k < rj; k++)
+                        f(c, i, k);
+}
+
+static inline void loop_2d_t1(fn3_t f, void *c, size_t ri, size_t rj, size_t tj) {
+        for (size_t i = 0; i < ri; i++)
+                for (size_t k = 0; k < rj; k += tj)
+                        f(c, i, k, span(rj, k, tj));
+}
+
+static inline void loop_2d_t2(fn4_t f, void *c, size_t ri, size_t rj, size_t ti, size_t tj) {
+        for (size_t i = 0; i < ri; i += ti)
+                for (size_t k = 0; k < rj; k += tj)
+                        f(c, i, k, span(ri, i, ti), span(rj, k, tj));
+}
+
+static inline void loop_3d(fn3_t f, void *c, size_t ri, size_t rj, size_t rk) {
+        for (size_t i = 0; i < ri; i++)
+                for (size_t k = 0; k < rj; k++)
+                        for (size_t l = 0; l < rk; l++)
+                                f(c, i, k, l);
+}
+
+static inline void loop_3d_t2(fn5_t f, void *c, size_t ri, size_t rj, size_t rk, size_t tj, size_t tk) {
+        for (size_t i = 0; i < ri; i++)
+                for (size_t k = 0; k < rj; k += tj)
+                        for (size_t l = 0; l < rk; l += tk)
+                                f(c, i, k, l, span(rj, k, tj), span(rk, l, tk));
+}
+
+static inline void loop_4d(fn4_t f, void *c, const size_t *r) {
+        for (size_t i = 0; i < r[0]; i++)
+                for (size_t k = 0; k < r[1]; k++)
+                        for (size_t l = 0; l < r[2]; l++)
+                                for (size_t m = 0; m < r[3]; m++)
+                                        f(c, i, k, l, m);
+}
+
+static inline void loop_4d_t2(fn6_t f, void *c, const size_t *r, size_t tk, size_t tl) {
+        for (size_t i = 0; i < r[0]; i++)
+                for (size_t k = 0; k < r[1]; k++)
+                        for (size_t l = 0; l < r[2]; l += tk)
+                                for (size_t m = 0; m < r[3]; m += tl)
+                                        f(c, i, k, l, m, span(r[2], l, tk), span(r[3], m, tl));
+}
+
+static inline void loop_5d(fn5_t f, void *c, const size_t *r) {
+        for (size_t i = 0; i < r[0]; i++)
+                for (size_t k = 0; k < r[1]; k++)
+                        for (size_t l = 0; l < r[2]; l++)
+                                for (size_t m = 0; m < r[3]; m++)
+                                        for (size_t n = 0; n < r[4]; n++)
+                                                f(c, i, k, l, m, n);
+}
+
+static inline void loop_5d_t2(fn7_t f, void *c, const size_t *r, size_t tl, size_t tm) {
+        for (size_t i = 0; i < r[0]; i++)
+                for (size_t k = 0; k < r[1]; k++)
+                        for (size_t l = 0; l < r[2]; l++)
+                                for (size_t m = 0; m < r[3]; m += tl)
+                                        for (size_t n = 0; n < r[4]; n += tm)
+                                                f(c, i, k, l, m, n, span(r[3], m, tl), span(r[4], n, tm));
+}
+
 static bool job_run_all(const tp_job_t *j) {
         if (j->with_id)
                 return false;
@@ -65,67 +144,34 @@ static bool job_run_all(const tp_job_t *j) {
         const size_t *r = j->range, *t = j->tile;
         switch (j->ndims * 10 + j->ntiled) {
         case 11:
-                for (size_t i = 0; i < r[0]; i += t[0])
-                        ((fn2_t) j->fn)(c, i, tile_size(j, 0, i));
+                loop_1d_t1((fn2_t) j->fn, c, r[0], t[0]);
                 return true;
         case 20:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k++)
-                                ((fn2_t) j->fn)(c, i, k);
+                loop_2d((fn2_t) j->fn, c, r[0], r[1]);
                 return true;
         case 21:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k += t[1])
-                                ((fn3_t) j->fn)(c, i, k, tile_size(j, 1, k));
+                loop_2d_t1((fn3_t) j->fn, c, r[0], r[1], t[1]);
                 return true;
         case 22:
-                for (size_t i = 0; i < r[0]; i += t[0])
-                        for (size_t k = 0; k < r[1]; k += t[1])
-                                ((fn4_t) j->fn)(c, i, k, tile_size(j, 0, i), tile_size(j, 1, k));
+                loop_2d_t2((fn4_t) j->fn, c, r[0], r[1], t[0], t[1]);
                 return true;
         case 30:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k++)
-                                for (size_t l = 0; l < r[2]; l++)
-                                        ((fn3_t) j->fn)(c, i, k, l);
+                loop_3d((fn3_t) j->fn, c, r[0], r[1], r[2]);
                 return true;
         case 32:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k += t[1])
-                                for (size_t l = 0; l < r[2]; l += t[2])
-                                        ((fn5_t) j->fn)(c, i, k, l, tile_size(j, 1, k), tile_size(j, 2, l));
+                loop_3d_t2((fn5_t) j->fn, c, r[0], r[1], r[2], t[1], t[2]);
                 return true;
         case 40:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k++)
-                                for (size_t l = 0; l < r[2]; l++)
-                                        for (size_t m = 0; m < r[3]; m++)
-                                                ((fn4_t) j->fn)(c, i, k, l, m);
+                loop_4d((fn4_t) j->fn, c, r);
                 return true;
         case 42:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k++)
-                                for (size_t l = 0; l < r[2]; l += t[2])
-                                        for (size_t m = 0; m < r[3]; m += t[3])
-                                                ((fn6_t) j->fn)(c, i, k, l, m, tile_size(j, 2, l),
-                                                                tile_size(j, 3, m));
+                loop_4d_t2((fn6_t) j->fn, c, r, t[2], t[3]);
                 return true;
         case 50:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k++)
-                                for (size_t l = 0; l < r[2]; l++)
-                                        for (size_t m = 0; m < r[3]; m++)
-                                                for (size_t n = 0; n < r[4]; n++)
-                                                        ((fn5_t) j->fn)(c, i, k, l, m, n);
+                loop_5d((fn5_t) j->fn, c, r);
                 return true;
         case 52:
-                for (size_t i = 0; i < r[0]; i++)
-                        for (size_t k = 0; k < r[1]; k++)
-                                for (size_t l = 0; l < r[2]; l++)
-                                        for (size_t m = 0; m < r[3]; m += t[3])
-                                                for (size_t n = 0; n < r[4]; n += t[4])
-                                                        ((fn7_t) j->fn)(c, i, k, l, m, n, tile_size(j, 3, m),
-                                                                        tile_size(j, 4, n));
+                loop_5d_t2((fn7_t) j->fn, c, r, t[3], t[4]);
                 return true;
         }
         return false;
@@ -199,14 +245,9 @@ static void parallelize(pthreadpool_t pool, tp_fn_t fn, void *ctx, bool with_id,
 }
 
 /* A NULL pool, what XNNPACK passes at one thread: the shapes it uses run
- * here in plain loops, with no job built (filling a job in, its tile
+ * the plain loops above with no job built (filling a job in, its tile
  * counts divided out, costs as much as a small operator's task). A zero
  * tile takes the general path, which counts it as one. */
-static inline size_t here_size(size_t range, size_t start, size_t tile) {
-        size_t left = range - start;
-        return left < tile ? left : tile;
-}
-
 void pthreadpool_parallelize_1d(pthreadpool_t threadpool, pthreadpool_task_1d_t function, void *context,
         size_t range, uint32_t flags) {
         if (!threadpool) {
@@ -233,8 +274,7 @@ void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t threadpool, pthreadpool_ta
         if (!threadpool && tile) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range; i += tile)
-                        function(context, i, here_size(range, i, tile));
+                loop_1d_t1((fn2_t) function, context, range, tile);
                 tp_fp_leave(&fp);
                 return;
         }
@@ -248,9 +288,7 @@ void pthreadpool_parallelize_2d(pthreadpool_t threadpool, pthreadpool_task_2d_t 
         if (!threadpool) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range_i; i++)
-                        for (size_t j = 0; j < range_j; j++)
-                                function(context, i, j);
+                loop_2d((fn2_t) function, context, range_i, range_j);
                 tp_fp_leave(&fp);
                 return;
         }
@@ -263,9 +301,7 @@ void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t threadpool, pthreadpool_ta
         if (!threadpool && tile_j) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range_i; i++)
-                        for (size_t j = 0; j < range_j; j += tile_j)
-                                function(context, i, j, here_size(range_j, j, tile_j));
+                loop_2d_t1((fn3_t) function, context, range_i, range_j, tile_j);
                 tp_fp_leave(&fp);
                 return;
         }
@@ -279,9 +315,7 @@ void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t threadpool, pthreadpool_ta
         if (!threadpool && tile_i && tile_j) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range_i; i += tile_i)
-                        for (size_t j = 0; j < range_j; j += tile_j)
-                                function(context, i, j, here_size(range_i, i, tile_i), here_size(range_j, j, tile_j));
+                loop_2d_t2((fn4_t) function, context, range_i, range_j, tile_i, tile_j);
                 tp_fp_leave(&fp);
                 return;
         }
@@ -305,10 +339,7 @@ void pthreadpool_parallelize_3d(pthreadpool_t threadpool, pthreadpool_task_3d_t 
         if (!threadpool) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range_i; i++)
-                        for (size_t j = 0; j < range_j; j++)
-                                for (size_t k = 0; k < range_k; k++)
-                                        function(context, i, j, k);
+                loop_3d((fn3_t) function, context, range_i, range_j, range_k);
                 tp_fp_leave(&fp);
                 return;
         }
@@ -329,10 +360,7 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t threadpool, pthreadpool_ta
         if (!threadpool && tile_j && tile_k) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range_i; i++)
-                        for (size_t j = 0; j < range_j; j += tile_j)
-                                for (size_t k = 0; k < range_k; k += tile_k)
-                                        function(context, i, j, k, here_size(range_j, j, tile_j), here_size(range_k, k, tile_k));
+                loop_3d_t2((fn5_t) function, context, range_i, range_j, range_k, tile_j, tile_k);
                 tp_fp_leave(&fp);
                 return;
         }
@@ -371,11 +399,8 @@ void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t threadpool, pthreadpool_ta
         if (!threadpool && tile_k && tile_l) {
                 tp_fp_t fp;
                 tp_fp_enter(&fp, flags);
-                for (size_t i = 0; i < range_i; i++)
-                        for (size_t j = 0; j < range_j; j++)
-                                for (size_t k = 0; k < range_k; k += tile_k)
-                                        for (size_t l = 0; l < range_l; l += tile_l)
-                                                function(context, i, j, k, l, here_size(range_k, k, tile_k), here_size(range_l, l, tile_l));
+                loop_4d_t2((fn6_t) function, context, (const size_t[]) { range_i, range_j, range_k, range_l }, tile_k,
+                           tile_l);
                 tp_fp_leave(&fp);
                 return;
         }
