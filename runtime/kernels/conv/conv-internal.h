@@ -77,6 +77,7 @@ typedef struct rt_conv_data {
         float *packed_bias;
         const void *packed_from;
         const void *packed_bias_from;
+        bool packed_avx;      /* packed filters run the AVX path */
         int32_t batch;        /* FULLY_CONNECTED: input rows, set by prepare */
 } rt_conv_data_t;
 

@@ -146,32 +146,6 @@ static float conv_float_gemv(const geom_t *g, const float *x, const float *f, in
         return rt_conv__gemv_end(&acc);
 }
 
-/* Float accumulation in filter order (ky, kx, c), as TFLite's im2col + GEMM
- * sums each output: this reproduces its results bit for bit on small
- * convolutions, which matters when a hybrid layer re-quantizes the result
- * (a double accumulator made style_transfer_dynamic_range fail). */
-static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
-                             const rt_tensor_t *bias, int32_t b, int32_t y0, int32_t x0, float *yp) {
-        for (int32_t oc = 0; oc < g->oc; oc++) {
-                float acc = 0.0f;
-                for (int32_t fy = 0; fy < g->kh; fy++) {
-                        const int32_t iy = y0 + fy * g->dh;
-                        if (iy < 0 || iy >= g->h)
-                                continue;
-                        for (int32_t fx = 0; fx < g->kw; fx++) {
-                                const int32_t ix = x0 + fx * g->dw;
-                                if (ix < 0 || ix >= g->w)
-                                        continue;
-                                const float *xp = x + (((size_t) b * g->h + iy) * g->w + ix) * g->c;
-                                const float *fp = f + (((size_t) oc * g->kh + fy) * g->kw + fx) * g->c;
-                                for (int32_t ic = 0; ic < g->c; ic++)
-                                        acc += xp[ic] * fp[ic];
-                        }
-                }
-                yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
-        }
-}
-
 /* The taps of one output pixel's window that fall inside the input, in
  * filter order (ky, kx), as runs of inputs in the packed filters' order:
  * a window row wholly inside an undilated input row is one run of kw * c
@@ -201,6 +175,27 @@ static inline bool conv_window_next(const geom_t *g, const float *x, int32_t b, 
                 }
         }
         return false;
+}
+
+/* Float accumulation in filter order (ky, kx, c), as TFLite's im2col + GEMM
+ * sums each output: this reproduces its results bit for bit on small
+ * convolutions, which matters when a hybrid layer re-quantizes the result
+ * (a double accumulator made style_transfer_dynamic_range fail). */
+static void conv_float_pixel(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
+                             const rt_tensor_t *bias, int32_t b, int32_t y0, int32_t x0, float *yp) {
+        for (int32_t oc = 0; oc < g->oc; oc++) {
+                float acc = 0.0f;
+                conv_window_t w = { 0, 0 };
+                const float *xp;
+                size_t tap;
+                int32_t len;
+                while (conv_window_next(g, x, b, y0, x0, &w, &xp, &tap, &len)) {
+                        const float *fp = f + ((size_t) oc * g->kh * g->kw + tap) * g->c;
+                        for (int32_t k = 0; k < len; k++)
+                                acc += xp[k] * fp[k];
+                }
+                yp[oc] = ku_act_f32(acc + rt_conv__bias_f(bias, oc), d->f_min, d->f_max);
+        }
 }
 
 #if defined(__SSE2__)
@@ -309,6 +304,17 @@ __attribute__((target("avx"))) static void conv_float_pixel_x16_avx(const geom_t
  * data (prepare runs again on every shape change of a dynamic graph). No
  * packing without SSE2, or for filters or a bias that may change between
  * invokes. */
+#if defined(CONV_HAVE_AVX)
+/* Whether this CPU runs AVX (ACCEL_CONV_NO_AVX=1 keeps SSE, for the test
+ * that compares the two); asked when filters are packed. */
+static bool conv_cpu_avx(void) {
+        const char *e = getenv("ACCEL_CONV_NO_AVX");
+
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx") && !(e && *e == '1');
+}
+#endif
+
 static void conv_float_unpack(rt_conv_data_t *d) {
         free(d->packed);
         free(d->packed_bias);
@@ -345,6 +351,9 @@ static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_ten
         d->packed_bias = pb;
         d->packed_from = w->data;
         d->packed_bias_from = bias_data;
+#if defined(CONV_HAVE_AVX)
+        d->packed_avx = conv_cpu_avx();
+#endif
 #else
         (void) d;
         (void) w;
@@ -353,25 +362,9 @@ static int conv_float_pack(rt_conv_data_t *d, const rt_tensor_t *w, const rt_ten
         return 0;
 }
 
-#if defined(CONV_HAVE_AVX)
-/* Whether this CPU runs AVX (asked once; ACCEL_CONV_NO_AVX=1 keeps SSE,
- * for the test that compares the two). */
-static bool conv_cpu_avx(void) {
-        static int avx = -1;
-        if (avx < 0) {
-                const char *e = getenv("ACCEL_CONV_NO_AVX");
-                __builtin_cpu_init();
-                avx = __builtin_cpu_supports("avx") && !(e && *e == '1');
-        }
-        return avx;
-}
-#endif
 
 static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x, const float *f,
                        const rt_tensor_t *bias, float *y) {
-#if defined(CONV_HAVE_AVX)
-        const bool avx = conv_cpu_avx();
-#endif
         for (int32_t b = 0; b < g->n; b++)
         for (int32_t oy = 0; oy < g->oh; oy++)
         for (int32_t ox = 0; ox < g->ow; ox++) {
@@ -386,7 +379,7 @@ static void conv_float(const geom_t *g, const rt_conv_data_t *d, const float *x,
 #if defined(__SSE2__)
                 if (d->packed && d->packed_from == f && d->packed_bias_from == (bias ? bias->data : NULL)) {
 #if defined(CONV_HAVE_AVX)
-                        if (avx) {
+                        if (d->packed_avx) {
                                 conv_float_pixel_x16_avx(g, d, x, b, y0, x0, yp);
                                 continue;
                         }
