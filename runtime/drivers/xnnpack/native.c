@@ -505,6 +505,11 @@ static void pad_rows(void *p, size_t first, size_t n) {
         }
 }
 
+/* Rows of row_bytes each per pool task: about 16 KiB of them, at least one. */
+static size_t rows_per_tile(size_t row_bytes) {
+        return row_bytes >= 16384 ? 1 : 16384 / (row_bytes ? row_bytes : 1);
+}
+
 void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
                         bool yield) {
         uint32_t flags = PTHREADPOOL_FLAG_DISABLE_DENORMALS | (yield ? PTHREADPOOL_FLAG_YIELD_WORKERS : 0);
@@ -512,30 +517,23 @@ void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *con
         s->src = srcs[0];
         s->dst = dst;
         switch (s->kind) {
-        case NATIVE_GATHER: {
-                size_t row_bytes = (size_t) s->odims[3] * s->es;
-                size_t tile = row_bytes >= 16384 ? 1 : 16384 / (row_bytes ? row_bytes : 1);
+        case NATIVE_GATHER:
                 pthreadpool_parallelize_1d_tile_1d(
                         pool, gather_rows, s, (size_t) s->odims[0] * (size_t) s->odims[1] * (size_t) s->odims[2],
-                        tile, flags);
+                        rows_per_tile((size_t) s->odims[3] * s->es), flags);
                 break;
-        }
         case NATIVE_MEAN:
                 pthreadpool_parallelize_1d(pool, mean_tile, s, s->b * ((s->c + MEAN_TILE - 1) / MEAN_TILE), flags);
                 break;
         case NATIVE_RSQRT:
                 pthreadpool_parallelize_1d_tile_1d(pool, rsqrt_tile, s, s->count, RSQRT_TILE, flags);
                 break;
-        case NATIVE_CONCAT: {
-                size_t tile = s->row_bytes >= 16384 ? 1 : 16384 / (s->row_bytes ? s->row_bytes : 1);
-                pthreadpool_parallelize_1d_tile_1d(pool, concat_rows, s, s->outer, tile, flags);
+        case NATIVE_CONCAT:
+                pthreadpool_parallelize_1d_tile_1d(pool, concat_rows, s, s->outer, rows_per_tile(s->row_bytes), flags);
                 break;
-        }
-        case NATIVE_PAD: {
-                size_t row = s->pre_bytes + s->row_bytes + s->post_bytes;
-                size_t tile = row >= 16384 ? 1 : 16384 / (row ? row : 1);
-                pthreadpool_parallelize_1d_tile_1d(pool, pad_rows, s, s->outer, tile, flags);
+        case NATIVE_PAD:
+                pthreadpool_parallelize_1d_tile_1d(pool, pad_rows, s, s->outer,
+                                                   rows_per_tile(s->pre_bytes + s->row_bytes + s->post_bytes), flags);
                 break;
-        }
         }
 }
