@@ -41,6 +41,7 @@ typedef enum native_kind {
         NATIVE_RSQRT,
         NATIVE_CONCAT,
         NATIVE_PAD,     /* float32 PAD, PADV2 of zeros on the innermost dim only */
+        NATIVE_RESIDUAL, /* float32 ADD [with a PAD before, an activation after]: residual.c */
 } native_kind_t;
 
 struct rt__xnn_native {
@@ -66,6 +67,7 @@ struct rt__xnn_native {
         const void *const *srcs; /* set per run, one per input */
         const void *src;        /* srcs[0] */
         void *dst;
+        rt__xnn_residual_t *res;
 };
 
 static const rt_tensor_t *tensor(const rt_driver_graph_t *g, int32_t i) {
@@ -210,6 +212,7 @@ void rt__xnn_native_free(rt__xnn_native_t *s) {
         free(s->ins);
         free(s->part_bytes);
         free(s->part_off);
+        rt__xnn_residual_free(s->res);
         free(s);
 }
 
@@ -404,6 +407,29 @@ int rt__xnn_native_prepare(const rt_driver_graph_t *g, const rt_node_t *n, rt__x
         return 0;
 }
 
+int rt__xnn_native_prepare_span(const rt_driver_graph_t *g, const int32_t *nodes, int32_t n_nodes,
+                                rt__xnn_native_t **ret, char *err, size_t err_size) {
+        if (n_nodes == 1 && g->nodes[nodes[0]].op != RT_BUILTIN_ADD)
+                return rt__xnn_native_prepare(g, &g->nodes[nodes[0]], ret, err, err_size);
+        rt__xnn_native_t *s = calloc(1, sizeof(*s));
+        if (!s || !(s->ins = calloc(2, sizeof(int32_t)))) {
+                free(s);
+                return -ENOMEM;
+        }
+        s->kind = NATIVE_RESIDUAL;
+        int r = rt__xnn_residual_prepare(g, nodes, n_nodes, &s->res, err, err_size);
+        if (r < 0) {
+                rt__xnn_native_free(s);
+                return r;
+        }
+        s->n_ins = 2;
+        s->ins[0] = rt__xnn_residual_input(s->res, 0);
+        s->ins[1] = rt__xnn_residual_input(s->res, 1);
+        s->out = rt__xnn_residual_output(s->res);
+        *ret = s;
+        return 0;
+}
+
 int32_t rt__xnn_native_n_inputs(const rt__xnn_native_t *s) {
         return s->n_ins;
 }
@@ -534,6 +560,9 @@ void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *con
         case NATIVE_PAD:
                 pthreadpool_parallelize_1d_tile_1d(pool, pad_rows, s, s->outer,
                                                    rows_per_tile(s->pre_bytes + s->row_bytes + s->post_bytes), flags);
+                break;
+        case NATIVE_RESIDUAL:
+                rt__xnn_residual_run(s->res, pool, srcs, dst, flags);
                 break;
         }
 }

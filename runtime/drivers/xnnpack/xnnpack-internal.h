@@ -166,8 +166,35 @@ void rt__xnn_native_free(rt__xnn_native_t *s);
 int32_t rt__xnn_native_n_inputs(const rt__xnn_native_t *s);
 int32_t rt__xnn_native_input(const rt__xnn_native_t *s, int32_t k);
 int32_t rt__xnn_native_output(const rt__xnn_native_t *s);
+/* The step for the group's consecutive nodes `nodes` (n_nodes of them):
+ * one node as rt__xnn_native_prepare() takes it, or a residual step
+ * (rt__xnn_residual_span()). */
+int rt__xnn_native_prepare_span(const rt_driver_graph_t *g, const int32_t *nodes, int32_t n_nodes,
+                                rt__xnn_native_t **ret, char *err, size_t err_size);
 /* Runs the step from srcs (one per input) into dst on `pool` (NULL: the
  * calling thread), bit-identical to the reference kernel; `yield` lets the
  * workers sleep afterwards (the group's last step). */
 void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
                         bool yield);
+
+/* ---- the residual step: [PAD ->] ADD [-> activation] (residual.c) ---- */
+
+typedef struct rt__xnn_residual rt__xnn_residual_t;
+
+/* How many of the group's nodes, from position k, one residual step
+ * runs: a float32 ADD of two tensors of the output's shape, the PAD of
+ * zeros on the innermost dim at k before it if that pad feeds it alone,
+ * and the RELU, RELU6, RELU_N1_TO_1 or per-channel PRELU after it if that
+ * reads it alone; 0 when node k starts no such step, or with
+ * ACCELD_XNNPACK_UNFUSED=1 (each node as before: XNNPACK's ADD, the
+ * driver's PAD step). */
+int32_t rt__xnn_residual_span(const rt_driver_graph_t *g, const rt_driver_group_t *grp, int32_t k);
+int rt__xnn_residual_prepare(const rt_driver_graph_t *g, const int32_t *nodes, int32_t n_nodes,
+                             rt__xnn_residual_t **ret, char *err, size_t err_size);
+void rt__xnn_residual_free(rt__xnn_residual_t *s);
+/* Input 0: the ADD's input of the output's shape; 1: the other, or the
+ * pad's input. */
+int32_t rt__xnn_residual_input(const rt__xnn_residual_t *s, int32_t k);
+int32_t rt__xnn_residual_output(const rt__xnn_residual_t *s);
+void rt__xnn_residual_run(rt__xnn_residual_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
+                          uint32_t flags);

@@ -465,12 +465,16 @@ static bool list_has(const int32_t *v, int32_t n, int32_t x) {
         return false;
 }
 
-/* The step of each group node: steps are maximal runs of translated nodes
- * and single native nodes. Returns the number of steps. */
-static int32_t steps_assign(const rt_driver_group_t *grp, const bool *native, int32_t *step_of) {
+/* How the driver runs each node of a group. */
+enum { RUN_XNN, RUN_NATIVE, RUN_NATIVE_MORE };  /* XNNPACK; a native step's first node; its next ones */
+
+/* The step of each group node: steps are maximal runs of translated nodes,
+ * and native steps (one node, or a residual step's few). Returns the
+ * number of steps. */
+static int32_t steps_assign(const rt_driver_group_t *grp, const uint8_t *run, int32_t *step_of) {
         int32_t n = 0;
         for (int32_t k = 0; k < grp->n_nodes; k++) {
-                if (native[k] || k == 0 || native[k - 1])
+                if (run[k] == RUN_NATIVE || k == 0 || (run[k] == RUN_XNN && run[k - 1] != RUN_XNN))
                         n++;
                 step_of[k] = n - 1;
         }
@@ -542,7 +546,7 @@ static void buf_put(group_t *gr, bool *busy, void *p) {
 }
 
 static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const rt_settings_t *s,
-                       const bool *native, group_t *gr, char *err, size_t err_size, int32_t *ret_node) {
+                       const uint8_t *run, group_t *gr, char *err, size_t err_size, int32_t *ret_node) {
         int32_t nn = grp->n_nodes;
         _cleanup_free_ int32_t *step_of = calloc((size_t) nn + 1, sizeof(int32_t));
         _cleanup_free_ int32_t *nodes = calloc((size_t) nn + 1, sizeof(int32_t));
@@ -557,7 +561,7 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
         outs = calloc((size_t) max_io + 1, sizeof(int32_t));
         if (!step_of || !nodes || !ins || !outs)
                 return -ENOMEM;
-        int32_t n_steps = steps_assign(grp, native, step_of);
+        int32_t n_steps = steps_assign(grp, run, step_of);
         gr->steps = calloc((size_t) n_steps + 1, sizeof(step_t));
         gr->inner = calloc((size_t) max_io + 1, sizeof(int32_t));
         gr->inner_data = calloc((size_t) max_io + 1, sizeof(void *));
@@ -612,9 +616,9 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                 bool is_native = false;
                 for (int32_t k = 0; k < nn; k++)
                         if (step_of[k] == st)
-                                is_native = native[k];
+                                is_native = run[k] != RUN_XNN;
                 if (is_native) {
-                        r = rt__xnn_native_prepare(g, &g->nodes[nodes[0]], &sp->native, err, err_size);
+                        r = rt__xnn_native_prepare_span(g, nodes, n_nodes, &sp->native, err, err_size);
                         if (r < 0 && ret_node)
                                 *ret_node = nodes[0];
                         if (r == 0 &&
@@ -658,18 +662,28 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
                 return -ETIME;
         }
         group_t *gr = calloc(1, sizeof(*gr));
-        _cleanup_free_ bool *native = calloc((size_t) grp->n_nodes + 1, sizeof(bool));
-        if (!gr || !native) {
+        _cleanup_free_ uint8_t *run = calloc((size_t) grp->n_nodes + 1, sizeof(uint8_t));
+        if (!gr || !run) {
                 free(gr);
                 return -ENOMEM;
         }
         bool any = false;
-        for (int32_t k = 0; k < grp->n_nodes; k++) {
+        for (int32_t k = 0; k < grp->n_nodes;) {
                 const rt_node_t *n = &g->nodes[grp->nodes[k]];
-                native[k] = !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(g, n);
-                any |= native[k];
+                int32_t span = rt__xnn_residual_span(g, grp, k);
+                if (span > 0) {
+                        run[k] = RUN_NATIVE;
+                        for (int32_t j = 1; j < span; j++)
+                                run[k + j] = RUN_NATIVE_MORE;
+                        any = true;
+                        k += span;
+                        continue;
+                }
+                run[k] = !rt__xnn_op_disabled(n->op) && rt__xnn_native_wants(g, n) ? RUN_NATIVE : RUN_XNN;
+                any |= run[k] != RUN_XNN;
+                k++;
         }
-        int r = any ? group_split(g, grp, s, native, gr, err, err_size, &e->node)
+        int r = any ? group_split(g, grp, s, run, gr, err, err_size, &e->node)
                     : group_compile(g, grp, s, false, &gr->one, err, err_size, &e->node);
         if (r < 0) {
                 group_free(gr);

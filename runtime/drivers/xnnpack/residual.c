@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The residual step: a float ADD of two tensors of one shape, run by the
+ * driver itself (a native step, native.c), with what surrounds it in the
+ * residual blocks of blazeface, the face detectors and facemesh folded in:
+ *   - an input widened by a PAD of zeros on the innermost dimension (the
+ *     pad native.c would run) is read where it is: the zeros are added,
+ *     never written out;
+ *   - the activation after the ADD: RELU, RELU6 or RELU_N1_TO_1 (a clamp)
+ *     or a PRELU with one constant slope per channel.
+ * Why: this XNNPACK snapshot runs a same-shape ADD as one task (it splits
+ * a binary op over the outer dimensions of the compressed shape, and two
+ * shapes that agree compress to one dimension), so at 2 threads the
+ * worker waited through every ADD; and the PAD, the ADD and a PRELU were
+ * three passes over a block's tensors where one does.
+ *
+ * The step computes what XNNPACK computes for the same nodes, bit for bit
+ * (tests/runtime/drivers/test-xnnpack-residual.c compares the two): the
+ * sum a + b, clamped to the ADD's fused range (rt__xnn_act_range(): a
+ * fused NONE is [-FLT_MAX, FLT_MAX]) narrowed by a following RELU-family
+ * clamp, as XNNPACK's subgraph optimizer merges a clamp into the node
+ * before it; the clamp is x86's max-then-min, so a NaN sum becomes the
+ * lower bound and -0.0 the bound 0.0. A PRELU then gives
+ * x < 0 ? x * slope : x, as XNNPACK's PRELU kernel does. Only the rows
+ * are split between threads.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RESIDUAL_X86 1
+#endif
+
+#include "fbt.h"
+#include "rt.h"
+#include "xnnpack-internal.h"
+
+struct rt__xnn_residual {
+        size_t rows, c;         /* the output as [rows, c] */
+        size_t cb, pre;         /* input b: cb channels at [pre, pre + cb) of a row */
+        float lo, hi;
+        const float *slopes;    /* PRELU: c slopes; NULL without */
+        int32_t ins[2], out;    /* a (the output's shape), b */
+        bool avx512;
+        const float *a, *b;     /* set per run */
+        float *y;
+};
+
+static const rt_tensor_t *tensor(const rt_driver_graph_t *g, int32_t i) {
+        return i >= 0 && i < g->n_tensors ? &g->tensors[i] : NULL;
+}
+
+/* A float32 tensor of a fixed shape the step can read or write. */
+static bool plain_float(const rt_tensor_t *t) {
+        if (!t || t->type != RT_TYPE_FLOAT32 || t->is_variable || t->rank < 1 || t->rank > RT_MAX_RANK)
+                return false;
+        for (int32_t d = 0; d < t->rank; d++)
+                if (t->dims[d] <= 0)
+                        return false;
+        return true;
+}
+
+static bool same_shape(const rt_tensor_t *x, const rt_tensor_t *y) {
+        return x->rank == y->rank && memcmp(x->dims, y->dims, (size_t) x->rank * sizeof(x->dims[0])) == 0;
+}
+
+/* How many times the graph's nodes read tensor t. */
+static int32_t readers(const rt_driver_graph_t *g, int32_t t) {
+        int32_t n = 0;
+        for (int32_t i = 0; i < g->n_nodes; i++)
+                for (int32_t k = 0; k < g->nodes[i].n_inputs; k++)
+                        n += g->nodes[i].inputs[k] == t;
+        return n;
+}
+
+/* Whether t is read once, by the next node of the step, and never leaves
+ * the group: the step need not write it. */
+static bool private_to_step(const rt_driver_graph_t *g, const rt_driver_group_t *grp, int32_t t) {
+        for (int32_t k = 0; k < grp->n_outputs; k++)
+                if (grp->outputs[k] == t)
+                        return false;
+        return readers(g, t) == 1;
+}
+
+/* An ADD's fused range as the driver gives it to XNNPACK
+ * (rt__xnn_act_range()). */
+static bool add_range(int act, float *lo, float *hi) {
+        switch (act) {
+        case RT_ACT_NONE:
+                *lo = -FLT_MAX;
+                *hi = FLT_MAX;
+                return true;
+        case RT_ACT_RELU:
+                *lo = 0.0f;
+                *hi = FLT_MAX;
+                return true;
+        case RT_ACT_RELU_N1_TO_1:
+                *lo = -1.0f;
+                *hi = 1.0f;
+                return true;
+        case RT_ACT_RELU6:
+                *lo = 0.0f;
+                *hi = 6.0f;
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* A RELU-family op's clamp (rt__xnn_define_relu()). */
+static bool relu_range(int32_t op, float *lo, float *hi) {
+        switch (op) {
+        case RT_BUILTIN_RELU:
+                *lo = 0.0f;
+                *hi = INFINITY;
+                return true;
+        case RT_BUILTIN_RELU6:
+                *lo = 0.0f;
+                *hi = 6.0f;
+                return true;
+        case RT_BUILTIN_RELU_N1_TO_1:
+                *lo = -1.0f;
+                *hi = 1.0f;
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* PRELU's slopes when they are float constants, one per channel of a 4D
+ * input (what rt__xnn_define_prelu() takes), else NULL. */
+static const float *prelu_slopes(const rt_driver_graph_t *g, const rt_node_t *n, const rt_tensor_t *in) {
+        const rt_tensor_t *s = tensor(g, n->n_inputs == 2 ? n->inputs[1] : -1);
+        if (!s || in->rank != 4 || s->type != RT_TYPE_FLOAT32 || !rt_tensor_is_const(s) || !s->data ||
+            s->rank < 1 || s->dims[s->rank - 1] != in->dims[3] || rt_tensor_count(s) != (size_t) in->dims[3])
+                return NULL;
+        return s->data;
+}
+
+/* The activation node after an ADD that writes `sum`: fused when it is a
+ * RELU-family op or a PRELU the step can take, reading `sum` alone. */
+static bool act_fuses(const rt_driver_graph_t *g, const rt_node_t *n, int32_t sum) {
+        float lo, hi;
+        if (n->n_outputs != 1 || n->n_inputs < 1 || n->inputs[0] != sum)
+                return false;
+        const rt_tensor_t *in = tensor(g, sum), *out = tensor(g, n->outputs[0]);
+        if (!plain_float(out) || !same_shape(in, out))
+                return false;
+        if (n->op == RT_BUILTIN_PRELU)
+                return prelu_slopes(g, n, in) != NULL;
+        return n->n_inputs == 1 && relu_range(n->op, &lo, &hi);
+}
+
+/* Whether node n is an ADD the step takes: float32 inputs of the
+ * output's shape (for a padded input, the pad's output), a fused
+ * activation XNNPACK takes. */
+static bool add_fits(const rt_driver_graph_t *g, const rt_node_t *n) {
+        float lo, hi;
+        if (n->op != RT_BUILTIN_ADD || n->n_inputs != 2 || n->n_outputs != 1 ||
+            !add_range(fbt_i8(n->options, 0, RT_ACT_NONE), &lo, &hi))
+                return false;
+        const rt_tensor_t *out = tensor(g, n->outputs[0]);
+        if (!plain_float(out))
+                return false;
+        for (int k = 0; k < 2; k++) {
+                const rt_tensor_t *t = tensor(g, n->inputs[k]);
+                if (!plain_float(t) || !same_shape(t, out))
+                        return false;
+        }
+        return true;
+}
+
+int32_t rt__xnn_residual_span(const rt_driver_graph_t *g, const rt_driver_group_t *grp, int32_t k) {
+        const char *off = getenv("ACCELD_XNNPACK_UNFUSED");
+        if ((off && *off == '1') || k < 0 || k >= grp->n_nodes)
+                return 0;
+        int32_t at = k;
+        const rt_node_t *n = &g->nodes[grp->nodes[at]];
+        if ((n->op == RT_BUILTIN_PAD || n->op == RT_BUILTIN_PADV2) && at + 1 < grp->n_nodes) {
+                const rt_node_t *add = &g->nodes[grp->nodes[at + 1]];
+                int32_t p = n->n_outputs == 1 ? n->outputs[0] : -1;
+                bool feeds = add->n_inputs == 2 && (add->inputs[0] == p || add->inputs[1] == p);
+                if (!feeds || !rt__xnn_native_wants(g, n) || !plain_float(tensor(g, n->inputs[0])) ||
+                    !private_to_step(g, grp, p) || !add_fits(g, add))
+                        return 0;
+                n = add;
+                at++;
+        } else if (!add_fits(g, n)) {
+                return 0;
+        }
+        int32_t sum = n->outputs[0];
+        if (at + 1 < grp->n_nodes && private_to_step(g, grp, sum) && act_fuses(g, &g->nodes[grp->nodes[at + 1]], sum))
+                at++;
+        return at - k + 1;
+}
+
+int rt__xnn_residual_prepare(const rt_driver_graph_t *g, const int32_t *nodes, int32_t n_nodes,
+                             rt__xnn_residual_t **ret, char *err, size_t err_size) {
+        const rt_node_t *pad = NULL, *add, *act = NULL;
+        int32_t at = 0;
+        if (n_nodes >= 2 && (g->nodes[nodes[0]].op == RT_BUILTIN_PAD || g->nodes[nodes[0]].op == RT_BUILTIN_PADV2))
+                pad = &g->nodes[nodes[at++]];
+        add = &g->nodes[nodes[at++]];
+        if (at < n_nodes)
+                act = &g->nodes[nodes[at++]];
+        if (at != n_nodes || !add_fits(g, add)) {
+                snprintf(err, err_size, "XNNPACK: these nodes are not a residual step");
+                return -ENOTSUP;
+        }
+        rt__xnn_residual_t *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        const rt_tensor_t *out = tensor(g, add->outputs[0]);
+        s->c = (size_t) out->dims[out->rank - 1];
+        s->rows = rt_tensor_count(out) / s->c;
+        s->cb = s->c;
+        s->ins[0] = add->inputs[0];
+        s->ins[1] = add->inputs[1];
+        if (pad) {
+                const rt_tensor_t *in = tensor(g, pad->inputs[0]), *pads = tensor(g, pad->inputs[1]);
+                int32_t last = in->rank - 1;
+                int64_t before = pads->type == RT_TYPE_INT64 ? ((const int64_t *) pads->data)[2 * last]
+                                                             : ((const int32_t *) pads->data)[2 * last];
+                /* The pad's input goes in b; the other ADD input in a. */
+                if (add->inputs[0] == pad->outputs[0])
+                        s->ins[0] = add->inputs[1];
+                s->ins[1] = pad->inputs[0];
+                s->cb = (size_t) in->dims[last];
+                s->pre = (size_t) before;
+        }
+        add_range(fbt_i8(add->options, 0, RT_ACT_NONE), &s->lo, &s->hi);
+        s->out = add->outputs[0];
+        if (act) {
+                float lo, hi;
+                if (act->op == RT_BUILTIN_PRELU) {
+                        s->slopes = prelu_slopes(g, act, out);
+                } else if (relu_range(act->op, &lo, &hi)) {
+                        s->lo = lo > s->lo ? lo : s->lo;
+                        s->hi = hi < s->hi ? hi : s->hi;
+                }
+                s->out = act->outputs[0];
+        }
+#if RESIDUAL_X86
+        /* ACCEL_RESIDUAL_NO_AVX512=1 keeps the plain loop, for its test. */
+        const char *plain = getenv("ACCEL_RESIDUAL_NO_AVX512");
+        s->avx512 = __builtin_cpu_supports("avx512f") && !(plain && *plain == '1');
+#endif
+        *ret = s;
+        return 0;
+}
+
+void rt__xnn_residual_free(rt__xnn_residual_t *s) {
+        free(s);
+}
+
+int32_t rt__xnn_residual_input(const rt__xnn_residual_t *s, int32_t k) {
+        return s->ins[k];
+}
+
+int32_t rt__xnn_residual_output(const rt__xnn_residual_t *s) {
+        return s->out;
+}
+
+/* Rows [first, first + n), one element at a time. */
+static void rows_scalar(const rt__xnn_residual_t *s, size_t first, size_t n) {
+        for (size_t r = first; r < first + n; r++) {
+                const float *a = s->a + r * s->c, *b = s->b + r * s->cb;
+                float *y = s->y + r * s->c;
+                for (size_t j = 0; j < s->c; j++) {
+                        /* j - pre wraps for j < pre: past cb, a zero. */
+                        float v = a[j] + (j - s->pre < s->cb ? b[j - s->pre] : 0.0f);
+                        v = v > s->lo ? v : s->lo;      /* x86 max: NaN and -0.0 take lo */
+                        v = v < s->hi ? v : s->hi;
+                        if (s->slopes)
+                                v = v < 0.0f ? v * s->slopes[j] : v;
+                        y[j] = v;
+                }
+        }
+}
+
+#if RESIDUAL_X86
+/* The lanes of channels [j, j + 16) that lie in [pre, pre + cb). */
+static inline uint32_t lanes_within(size_t j, size_t pre, size_t cb) {
+        size_t lo = pre > j ? pre - j : 0, hi = pre + cb > j ? pre + cb - j : 0;
+        if (hi > 16)
+                hi = 16;
+        return lo >= hi ? 0 : (uint32_t) (((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+__attribute__((target("avx512f"))) static void rows_avx512(const rt__xnn_residual_t *s, size_t first, size_t n) {
+        const __m512 lo = _mm512_set1_ps(s->lo), hi = _mm512_set1_ps(s->hi), zero = _mm512_setzero_ps();
+        if (!s->slopes && s->cb == s->c) {
+                /* Rows back to back: one run of elements. */
+                size_t i = first * s->c, end = (first + n) * s->c;
+                for (; i + 16 <= end; i += 16) {
+                        __m512 v = _mm512_add_ps(_mm512_loadu_ps(s->a + i), _mm512_loadu_ps(s->b + i));
+                        _mm512_storeu_ps(s->y + i, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
+                }
+                if (i < end) {
+                        __mmask16 m = (__mmask16) ((1u << (end - i)) - 1u);
+                        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, s->a + i), _mm512_maskz_loadu_ps(m, s->b + i));
+                        _mm512_mask_storeu_ps(s->y + i, m, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
+                }
+                return;
+        }
+        for (size_t r = first; r < first + n; r++) {
+                const float *a = s->a + r * s->c;
+                /* b's channel j - pre, addressed as an integer: for j < pre
+                 * the lanes before b are masked off, never read. */
+                uintptr_t b = (uintptr_t) (s->b + r * s->cb) - s->pre * sizeof(float);
+                float *y = s->y + r * s->c;
+                for (size_t j = 0; j < s->c; j += 16) {
+                        __mmask16 m = (__mmask16) (s->c - j >= 16 ? 0xffffu : (1u << (s->c - j)) - 1u);
+                        __mmask16 mb = (__mmask16) (lanes_within(j, s->pre, s->cb) & m);
+                        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + j),
+                                                 _mm512_maskz_loadu_ps(mb, (const float *) (b + j * sizeof(float))));
+                        v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+                        if (s->slopes) {
+                                __mmask16 neg = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
+                                v = _mm512_mask_mul_ps(v, neg, v, _mm512_maskz_loadu_ps(m, s->slopes + j));
+                        }
+                        _mm512_mask_storeu_ps(y + j, m, v);
+                }
+        }
+}
+#endif
+
+static void rows_run(void *p, size_t first, size_t n) {
+        const rt__xnn_residual_t *s = p;
+#if RESIDUAL_X86
+        if (s->avx512) {
+                rows_avx512(s, first, n);
+                return;
+        }
+#endif
+        rows_scalar(s, first, n);
+}
+
+void rt__xnn_residual_run(rt__xnn_residual_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
+                          uint32_t flags) {
+        s->a = srcs[0];
+        s->b = srcs[1];
+        s->y = dst;
+        size_t row_bytes = s->c * sizeof(float);
+        size_t tile = row_bytes >= 16384 ? 1 : 16384 / row_bytes;
+        pthreadpool_parallelize_1d_tile_1d(pool, rows_run, s, s->rows, tile, flags);
+}
