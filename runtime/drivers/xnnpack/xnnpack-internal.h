@@ -182,10 +182,11 @@ void rt__xnn_native_run(rt__xnn_native_t *s, pthreadpool_t pool, const void *con
 typedef struct rt__xnn_residual rt__xnn_residual_t;
 
 /* How many of the group's nodes, from position k, one residual step
- * runs: a float32 ADD of two tensors of the output's shape, the PAD of
- * zeros on the innermost dim at k before it if that pad feeds it alone,
- * and the RELU, RELU6, RELU_N1_TO_1 or per-channel PRELU after it if that
- * reads it alone; 0 when node k starts no such step, or with
+ * runs: a float32 ADD of two tensors of the output's shape, with the PAD
+ * of zeros on the innermost dim at k before it if that pad feeds it alone,
+ * and/or the RELU, RELU6, RELU_N1_TO_1 or per-channel PRELU after it if
+ * that reads it alone (never a lone ADD); 0 when node k starts no such
+ * step, or with
  * ACCELD_XNNPACK_UNFUSED=1 (each node as before: XNNPACK's ADD, the
  * driver's PAD step). */
 int32_t rt__xnn_residual_span(const rt_driver_graph_t *g, const rt_driver_group_t *grp, int32_t k);
