@@ -438,6 +438,10 @@ int32_t rt__xnn_native_input(const rt__xnn_native_t *s, int32_t k) {
         return s->ins[k];
 }
 
+int32_t rt__xnn_native_in_place(const rt__xnn_native_t *s) {
+        return s->kind == NATIVE_RESIDUAL ? 0 : -1;
+}
+
 int32_t rt__xnn_native_output(const rt__xnn_native_t *s) {
         return s->out;
 }

@@ -48,6 +48,9 @@ struct rt__xnn_residual {
         const float *slopes;    /* PRELU: c slopes; NULL without */
         int32_t ins[2], out;    /* a (the output's shape), b */
         bool avx512;
+        /* Per 16 channels of a row: the lanes of a and y, and of b. */
+        size_t chunks;
+        uint16_t *lanes, *lanes_b;
         const float *a, *b;     /* set per run */
         float *y;
 };
@@ -249,6 +252,20 @@ int rt__xnn_residual_prepare(const rt_driver_graph_t *g, const int32_t *nodes, i
                 }
                 s->out = act->outputs[0];
         }
+        s->chunks = (s->c + 15) / 16;
+        s->lanes = calloc(s->chunks, sizeof(uint16_t));
+        s->lanes_b = calloc(s->chunks, sizeof(uint16_t));
+        if (!s->lanes || !s->lanes_b) {
+                rt__xnn_residual_free(s);
+                return -ENOMEM;
+        }
+        for (size_t q = 0; q < s->chunks; q++) {
+                size_t j = 16 * q, n = s->c - j < 16 ? s->c - j : 16;
+                s->lanes[q] = (uint16_t) ((1u << n) - 1u);
+                for (size_t l = 0; l < n; l++)
+                        if (j + l >= s->pre && j + l < s->pre + s->cb)
+                                s->lanes_b[q] |= (uint16_t) (1u << l);
+        }
 #if RESIDUAL_X86
         /* ACCEL_RESIDUAL_NO_AVX512=1 keeps the plain loop, for its test. */
         const char *plain = getenv("ACCEL_RESIDUAL_NO_AVX512");
@@ -259,6 +276,10 @@ int rt__xnn_residual_prepare(const rt_driver_graph_t *g, const int32_t *nodes, i
 }
 
 void rt__xnn_residual_free(rt__xnn_residual_t *s) {
+        if (!s)
+                return;
+        free(s->lanes);
+        free(s->lanes_b);
         free(s);
 }
 
@@ -288,47 +309,48 @@ static void rows_scalar(const rt__xnn_residual_t *s, size_t first, size_t n) {
 }
 
 #if RESIDUAL_X86
-/* The lanes of channels [j, j + 16) that lie in [pre, pre + cb). */
-static inline uint32_t lanes_within(size_t j, size_t pre, size_t cb) {
-        size_t lo = pre > j ? pre - j : 0, hi = pre + cb > j ? pre + cb - j : 0;
-        if (hi > 16)
-                hi = 16;
-        return lo >= hi ? 0 : (uint32_t) (((1u << hi) - 1u) & ~((1u << lo) - 1u));
-}
-
 __attribute__((target("avx512f"))) static void rows_avx512(const rt__xnn_residual_t *s, size_t first, size_t n) {
         const __m512 lo = _mm512_set1_ps(s->lo), hi = _mm512_set1_ps(s->hi), zero = _mm512_setzero_ps();
-        if (!s->slopes && s->cb == s->c) {
+        const size_t c = s->c, cb = s->cb, pre = s->pre, chunks = s->chunks;
+        const float *a = s->a, *slopes = s->slopes;
+        float *y = s->y;
+        if (!slopes && cb == c) {
                 /* Rows back to back: one run of elements. */
-                size_t i = first * s->c, end = (first + n) * s->c;
+                const float *b = s->b;
+                size_t i = first * c, end = (first + n) * c;
                 for (; i + 16 <= end; i += 16) {
-                        __m512 v = _mm512_add_ps(_mm512_loadu_ps(s->a + i), _mm512_loadu_ps(s->b + i));
-                        _mm512_storeu_ps(s->y + i, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
+                        __m512 v = _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i));
+                        _mm512_storeu_ps(y + i, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
                 }
                 if (i < end) {
                         __mmask16 m = (__mmask16) ((1u << (end - i)) - 1u);
-                        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, s->a + i), _mm512_maskz_loadu_ps(m, s->b + i));
-                        _mm512_mask_storeu_ps(s->y + i, m, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
+                        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i));
+                        _mm512_mask_storeu_ps(y + i, m, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
                 }
                 return;
         }
+        const uint16_t *lanes = s->lanes, *lanes_b = s->lanes_b;
         for (size_t r = first; r < first + n; r++) {
-                const float *a = s->a + r * s->c;
+                const float *ar = a + r * c;
                 /* b's channel j - pre, addressed as an integer: for j < pre
                  * the lanes before b are masked off, never read. */
-                uintptr_t b = (uintptr_t) (s->b + r * s->cb) - s->pre * sizeof(float);
-                float *y = s->y + r * s->c;
-                for (size_t j = 0; j < s->c; j += 16) {
-                        __mmask16 m = (__mmask16) (s->c - j >= 16 ? 0xffffu : (1u << (s->c - j)) - 1u);
-                        __mmask16 mb = (__mmask16) (lanes_within(j, s->pre, s->cb) & m);
-                        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + j),
-                                                 _mm512_maskz_loadu_ps(mb, (const float *) (b + j * sizeof(float))));
+                uintptr_t br = (uintptr_t) (s->b + r * cb) - pre * sizeof(float);
+                float *yr = y + r * c;
+                for (size_t q = 0; q < chunks; q++) {
+                        size_t j = 16 * q;
+                        __mmask16 m = lanes[q];
+                        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, ar + j),
+                                                 _mm512_maskz_loadu_ps(lanes_b[q],
+                                                                       (const float *) (br + j * sizeof(float))));
                         v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-                        if (s->slopes) {
+                        if (slopes) {
                                 __mmask16 neg = _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ);
-                                v = _mm512_mask_mul_ps(v, neg, v, _mm512_maskz_loadu_ps(m, s->slopes + j));
+                                v = _mm512_mask_mul_ps(v, neg, v, _mm512_maskz_loadu_ps(m, slopes + j));
                         }
-                        _mm512_mask_storeu_ps(y + j, m, v);
+                        if (m == 0xffff)
+                                _mm512_storeu_ps(yr + j, v);
+                        else
+                                _mm512_mask_storeu_ps(yr + j, m, v);
                 }
         }
 }

@@ -166,6 +166,9 @@ void rt__xnn_native_free(rt__xnn_native_t *s);
 int32_t rt__xnn_native_n_inputs(const rt__xnn_native_t *s);
 int32_t rt__xnn_native_input(const rt__xnn_native_t *s, int32_t k);
 int32_t rt__xnn_native_output(const rt__xnn_native_t *s);
+/* The input (k of rt__xnn_native_input()) whose buffer the output may
+ * share, element i written after element i is read; -1 for none. */
+int32_t rt__xnn_native_in_place(const rt__xnn_native_t *s);
 /* The step for the group's consecutive nodes `nodes` (n_nodes of them):
  * one node as rt__xnn_native_prepare() takes it, or a residual step
  * (rt__xnn_residual_span()). */

@@ -599,20 +599,8 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                 }
                 if (n_outs == 0)
                         continue;  /* dead: nothing of it is read */
-                /* Buffers for the outputs that stay inside the group. */
-                for (int32_t j = 0; j < n_outs; j++) {
-                        int32_t t = outs[j];
-                        if (list_has(grp->outputs, grp->n_outputs, t))
-                                continue;
-                        const rt_tensor_t *tt = &g->tensors[t];
-                        void *p = buf_take(gr, &busy, rt_tensor_count(tt) * rt_type_size(tt->type));
-                        if (!p)
-                                return -ENOMEM;
-                        gr->inner[gr->n_inner] = t;
-                        gr->inner_data[gr->n_inner++] = p;
-                }
                 step_t *sp = &gr->steps[gr->n_steps++];
-                int r;
+                int r = 0;
                 bool is_native = false;
                 for (int32_t k = 0; k < nn; k++)
                         if (step_of[k] == st)
@@ -621,9 +609,35 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                         r = rt__xnn_native_prepare_span(g, nodes, n_nodes, &sp->native, err, err_size);
                         if (r < 0 && ret_node)
                                 *ret_node = nodes[0];
-                        if (r == 0 &&
-                            !(sp->srcs = calloc((size_t) rt__xnn_native_n_inputs(sp->native) + 1, sizeof(void *))))
+                        if (r < 0)
+                                return r;
+                        if (!(sp->srcs = calloc((size_t) rt__xnn_native_n_inputs(sp->native) + 1, sizeof(void *))))
                                 return -ENOMEM;
+                }
+                /* Buffers for the outputs that stay inside the group: a
+                 * native step that may write over its input takes that
+                 * input's buffer when nothing later reads it. */
+                int32_t over = is_native ? rt__xnn_native_in_place(sp->native) : -1;
+                for (int32_t j = 0; j < n_outs; j++) {
+                        int32_t t = outs[j];
+                        if (list_has(grp->outputs, grp->n_outputs, t))
+                                continue;
+                        const rt_tensor_t *tt = &g->tensors[t];
+                        size_t bytes = rt_tensor_count(tt) * rt_type_size(tt->type);
+                        int32_t in = over >= 0 ? rt__xnn_native_input(sp->native, over) : -1;
+                        void *p = in >= 0 && last_reader(g, grp, step_of, in) == st &&
+                                                  rt_tensor_count(&g->tensors[in]) *
+                                                                  rt_type_size(g->tensors[in].type) ==
+                                                          bytes
+                                          ? inner_data(gr, in)
+                                          : NULL;
+                        if (!p && !(p = buf_take(gr, &busy, bytes)))
+                                return -ENOMEM;
+                        gr->inner[gr->n_inner] = t;
+                        gr->inner_data[gr->n_inner++] = p;
+                }
+                if (is_native) {
+                        /* nothing more to prepare */
                 } else {
                         rt_driver_group_t sub = { .nodes = nodes, .n_nodes = n_nodes, .inputs = ins,
                                                   .n_inputs = n_ins, .outputs = outs, .n_outputs = n_outs };
@@ -640,10 +654,18 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                 if (r < 0)
                         return r;
                 /* Inner tensors read for the last time here are free for
-                 * the steps after this one. */
-                for (int32_t k = 0; k < gr->n_inner; k++)
-                        if (last_reader(g, grp, step_of, gr->inner[k]) == st)
+                 * the steps after this one, unless a later tensor took
+                 * the buffer over. */
+                for (int32_t k = 0; k < gr->n_inner; k++) {
+                        if (last_reader(g, grp, step_of, gr->inner[k]) != st)
+                                continue;
+                        bool taken = false;
+                        for (int32_t q = 0; q < gr->n_inner && !taken; q++)
+                                taken = q != k && gr->inner_data[q] == gr->inner_data[k] &&
+                                        last_reader(g, grp, step_of, gr->inner[q]) > st;
+                        if (!taken)
                                 buf_put(gr, busy, gr->inner_data[k]);
+                }
         }
         return 0;
 }

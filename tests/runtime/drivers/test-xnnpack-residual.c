@@ -33,6 +33,10 @@ typedef struct block {
         bool padded, pad_first;
         int8_t add_act;
         int32_t act;
+        /* r comes from q = ADD(r, r) (XNNPACK's) inside the group, so the
+         * step may write its output over q; read again after the step by
+         * z = ADD(q, y) (the output then) when r_again. */
+        bool r_inner, r_again;
 } block_t;
 
 static int32_t block_cb(const block_t *b) {
@@ -53,7 +57,16 @@ static tfb_t *block_model(const block_t *bl) {
         float slopes[256];
         slopes_fill(slopes, bl->c);
         int32_t x = tfb_tensor(b, F, "x", 4, xsh), r = tfb_tensor(b, F, "r", 4, sh);
-        int32_t s = tfb_tensor(b, F, "s", 4, sh), y = tfb_tensor(b, F, "y", 4, sh), p = x;
+        int32_t s = tfb_tensor(b, F, "s", 4, sh), y = tfb_tensor(b, F, "y", 4, sh), p = x, r_in = r;
+        tfb_option_t none[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        if (bl->r_inner) {
+                int32_t q = tfb_tensor(b, F, "q", 4, sh), i_q[2] = { r, r };
+                tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_q, .n_inputs = 2,
+                                .outputs = &q, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = none,
+                                .n_options = 1 };
+                tfb_op_add(b, &op);
+                r = q;
+        }
         if (bl->padded) {
                 int32_t pd = tfb_tensor_const(b, RT_TYPE_INT32, "pads", 2, psh, pads, sizeof(pads));
                 p = tfb_tensor(b, F, "p", 4, sh);
@@ -75,8 +88,16 @@ static tfb_t *block_model(const block_t *bl) {
                                 .n_inputs = bl->act == RT_BUILTIN_PRELU ? 2 : 1, .outputs = &y, .n_outputs = 1 };
                 tfb_op_add(b, &op);
         }
-        int32_t ins[2] = { x, r };
-        tfb_io(b, ins, 2, bl->act ? &y : &s, 1);
+        int32_t ins[2] = { x, r_in }, out = bl->act ? y : s;
+        if (bl->r_again) {
+                int32_t z = tfb_tensor(b, F, "z", 4, sh), i_z[2] = { r, out };
+                tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_z, .n_inputs = 2,
+                                .outputs = &z, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = none,
+                                .n_options = 1 };
+                tfb_op_add(b, &op);
+                out = z;
+        }
+        tfb_io(b, ins, 2, &out, 1);
         return b;
 }
 
@@ -345,7 +366,7 @@ static void check_block(const block_t *bl) {
         ck_assert_uint_eq(want_bytes, nr * sizeof(float));
         int n_nodes = 1 + bl->padded + (bl->act != 0);
         char want_parts[32];
-        snprintf(want_parts, sizeof(want_parts), "xnnpack:%d", n_nodes);
+        snprintf(want_parts, sizeof(want_parts), "xnnpack:%d", n_nodes + bl->r_inner + bl->r_again);
         ck_assert_str_eq(parts, want_parts);
         for (int threads = 1; threads <= 2; threads++)
                 for (int unfused = 0; unfused <= 1; unfused++) {
@@ -359,7 +380,7 @@ static void check_block(const block_t *bl) {
                                               unfused ? ", unfused" : "");
                         free(got);
                 }
-        if (bl->add_act == RT_ACT_NONE)
+        if (bl->add_act == RT_ACT_NONE && !bl->r_inner)
                 check_step_alone(bl, x, r, want);
         free(want);
         free(x);
@@ -369,6 +390,21 @@ static void check_block(const block_t *bl) {
 
 START_TEST(test_residual_exact_blazeface_block) {
         check_block(&BLAZE);
+}
+END_TEST
+
+START_TEST(test_residual_exact_over_its_input) {
+        /* The step writes over q = ADD(r, r), which nothing reads after. */
+        block_t b = BLAZE;
+        b.r_inner = true;
+        check_block(&b);
+        b.act = RT_BUILTIN_PRELU;
+        b.h = 40;
+        b.w = 33;
+        check_block(&b);
+        /* q is read again after the step: a buffer of its own. */
+        b.r_again = true;
+        check_block(&b);
 }
 END_TEST
 
@@ -485,6 +521,7 @@ int main(int argc, char **argv) {
                 tcase_add_test(tc, test_residual_span_keeps_tensors_read_elsewhere);
                 tcase_add_test(tc, test_residual_span_refuses_other_adds);
                 tcase_add_test(tc, test_residual_exact_blazeface_block);
+                tcase_add_test(tc, test_residual_exact_over_its_input);
                 tcase_add_test(tc, test_residual_exact_pad_both_sides_prelu);
                 tcase_add_test(tc, test_residual_exact_fused_ranges);
                 tcase_add_test(tc, test_residual_exact_many_tiles);
