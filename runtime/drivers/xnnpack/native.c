@@ -439,7 +439,7 @@ int32_t rt__xnn_native_input(const rt__xnn_native_t *s, int32_t k) {
 }
 
 int32_t rt__xnn_native_in_place(const rt__xnn_native_t *s) {
-        return s->kind == NATIVE_RESIDUAL ? 0 : -1;
+        return s->kind == NATIVE_RESIDUAL ? rt__xnn_residual_in_place(s->res) : -1;
 }
 
 int32_t rt__xnn_native_output(const rt__xnn_native_t *s) {

@@ -192,7 +192,8 @@ typedef struct rt__xnn_residual rt__xnn_residual_t;
  * step, or with
  * ACCELD_XNNPACK_UNFUSED=1 (each node as before: XNNPACK's ADD, the
  * driver's PAD step). */
-int32_t rt__xnn_residual_span(const rt_driver_graph_t *g, const rt_driver_group_t *grp, int32_t k);
+int32_t rt__xnn_residual_span(const rt_driver_graph_t *g, const rt_driver_group_t *grp, const rt_settings_t *st,
+                              int32_t k);
 int rt__xnn_residual_prepare(const rt_driver_graph_t *g, const int32_t *nodes, int32_t n_nodes,
                              rt__xnn_residual_t **ret, char *err, size_t err_size);
 void rt__xnn_residual_free(rt__xnn_residual_t *s);
@@ -200,5 +201,7 @@ void rt__xnn_residual_free(rt__xnn_residual_t *s);
  * pad's input. */
 int32_t rt__xnn_residual_input(const rt__xnn_residual_t *s, int32_t k);
 int32_t rt__xnn_residual_output(const rt__xnn_residual_t *s);
+/* rt__xnn_native_in_place() of the step: 0, or -1 with a conv. */
+int32_t rt__xnn_residual_in_place(const rt__xnn_residual_t *s);
 void rt__xnn_residual_run(rt__xnn_residual_t *s, pthreadpool_t pool, const void *const *srcs, void *dst,
                           uint32_t flags);

@@ -692,7 +692,7 @@ static int xnn_prepare(const rt_driver_t *d, const rt_driver_graph_t *g, const r
         bool any = false;
         for (int32_t k = 0; k < grp->n_nodes;) {
                 const rt_node_t *n = &g->nodes[grp->nodes[k]];
-                int32_t span = rt__xnn_residual_span(g, grp, k);
+                int32_t span = rt__xnn_residual_span(g, grp, s, k);
                 if (span > 0) {
                         run[k] = RUN_NATIVE;
                         for (int32_t j = 1; j < span; j++)

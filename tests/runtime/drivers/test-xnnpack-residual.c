@@ -37,6 +37,10 @@ typedef struct block {
          * step may write its output over q; read again after the step by
          * z = ADD(q, y) (the output then) when r_again. */
         bool r_inner, r_again;
+        /* r comes from a 1x1 CONV_2D of conv_k input channels (0: none)
+         * with fused activation conv_act. */
+        int32_t conv_k;
+        int8_t conv_act;
 } block_t;
 
 static int32_t block_cb(const block_t *b) {
@@ -59,6 +63,27 @@ static tfb_t *block_model(const block_t *bl) {
         int32_t x = tfb_tensor(b, F, "x", 4, xsh), r = tfb_tensor(b, F, "r", 4, sh);
         int32_t s = tfb_tensor(b, F, "s", 4, sh), y = tfb_tensor(b, F, "y", 4, sh), p = x, r_in = r;
         tfb_option_t none[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
+        if (bl->conv_k) {
+                int32_t ksh[4] = { 1, bl->h, bl->w, bl->conv_k }, fsh[4] = { bl->c, 1, 1, bl->conv_k };
+                int32_t bsh[1] = { bl->c };
+                size_t nw = (size_t) bl->c * (size_t) bl->conv_k;
+                float *w = malloc(nw * sizeof(float)), bias[256];
+                for (size_t i = 0; i < nw; i++)
+                        w[i] = (float) ((i * 7919u) % 2001u) / 1000.0f - 1.0f;
+                for (int32_t j = 0; j < bl->c; j++)
+                        bias[j] = (float) j / 8.0f - 2.0f;
+                r_in = tfb_tensor(b, F, "r_in", 4, ksh);
+                int32_t f = tfb_tensor_const(b, F, "filter", 4, fsh, w, nw * sizeof(float));
+                int32_t bi = tfb_tensor_const(b, F, "bias", 1, bsh, bias, (size_t) bl->c * sizeof(float));
+                free(w);
+                int32_t i_conv[3] = { r_in, f, bi };
+                tfb_option_t co[] = { TFB_OPT_I8(0, 1 /* VALID */), TFB_OPT_I32(1, 1), TFB_OPT_I32(2, 1),
+                                      TFB_OPT_I8(3, bl->conv_act) };
+                tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_CONV_2D, 1), .inputs = i_conv,
+                                .n_inputs = 3, .outputs = &r, .n_outputs = 1, .options_type = RT_OPTIONS_CONV_2D,
+                                .options = co, .n_options = 4 };
+                tfb_op_add(b, &op);
+        }
         if (bl->r_inner) {
                 int32_t q = tfb_tensor(b, F, "q", 4, sh), i_q[2] = { r, r };
                 tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_q, .n_inputs = 2,
@@ -224,9 +249,9 @@ static const block_t BLAZE = { .h = 4, .w = 3, .c = 28, .pre = 0, .post = 4, .pa
 START_TEST(test_residual_span_takes_pad_add_and_activation) {
         hand_t h;
         hand_init(&h, &BLAZE, -1, false);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 3);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 2);   /* the ADD and its RELU */
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 2), 0);   /* a RELU starts none */
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 3);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 2);   /* the ADD and its RELU */
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 2), 0);   /* a RELU starts none */
         block_t b = BLAZE;
         b.pad_first = true;
         b.pre = 3;
@@ -234,7 +259,7 @@ START_TEST(test_residual_span_takes_pad_add_and_activation) {
         b.act = RT_BUILTIN_PRELU;
         b.add_act = RT_ACT_RELU6;
         hand_init(&h, &b, -1, false);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 3);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 3);
         /* Prepared: a is r, b the pad's input; the output is y. */
         rt__xnn_native_t *s = NULL;
         char err[256] = "";
@@ -246,8 +271,8 @@ START_TEST(test_residual_span_takes_pad_add_and_activation) {
         rt__xnn_native_free(s);
         /* Off: each node as before. */
         setenv("ACCELD_XNNPACK_UNFUSED", "1", 1);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 0);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 0);
         unsetenv("ACCELD_XNNPACK_UNFUSED");
 }
 END_TEST
@@ -257,15 +282,15 @@ START_TEST(test_residual_span_keeps_tensors_read_elsewhere) {
         /* The padded tensor has a second reader: the PAD stays a step of
          * its own, the ADD and RELU fuse. */
         hand_init(&h, &BLAZE, 2, false);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 0);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 2);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 2);
         /* The sum has a second reader, or leaves the group: no RELU. */
         hand_init(&h, &BLAZE, 4, false);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 2);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 2);
         hand_init(&h, &BLAZE, -1, true);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 2);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 2);
         /* Nothing to fold: a lone ADD stays XNNPACK's. */
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 0);
 }
 END_TEST
 
@@ -274,33 +299,33 @@ START_TEST(test_residual_span_refuses_other_adds) {
         hand_init(&h, &BLAZE, -1, false);
         /* Broadcast: r of one pixel. */
         h.t[3].dims[1] = h.t[3].dims[2] = 1;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 0);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
         /* Quantized. */
         hand_init(&h, &BLAZE, -1, false);
         for (int k = 0; k < 8; k++)
                 if (h.t[k].type == F)
                         h.t[k].type = RT_TYPE_INT8;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 0);
         /* A shape known only at run time. */
         hand_init(&h, &BLAZE, -1, false);
         h.t[3].dims[1] = -1;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 1), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 0);
         /* A spatial pad is XNNPACK's, not the step's. */
         hand_init(&h, &BLAZE, -1, false);
         h.pads[2] = 1;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
         /* PRELU slopes that are not per channel. */
         block_t b = BLAZE;
         b.act = RT_BUILTIN_PRELU;
         hand_init(&h, &b, -1, false);
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 3);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 3);
         h.t[6].dims[2] = 1;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 2);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 2);
         /* A variable output. */
         hand_init(&h, &BLAZE, -1, false);
         h.t[5].is_variable = true;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, 0), 2);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 2);
 }
 END_TEST
 
@@ -315,7 +340,7 @@ static void check_step_alone(const block_t *bl, const float *x, const float *r, 
         hand_t h;
         hand_init(&h, bl, -1, false);
         int32_t first = bl->padded ? 0 : 1;
-        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, first), n_nodes > 1 ? n_nodes : 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, first), n_nodes > 1 ? n_nodes : 0);
         if (n_nodes == 1)
                 return;  /* a lone ADD: XNNPACK's own */
         rt__xnn_native_t *s = NULL;
@@ -352,9 +377,14 @@ static void check_block(const block_t *bl) {
         ck_assert_ptr_nonnull(buf);
         size_t nx = (size_t) bl->h * (size_t) bl->w * (size_t) block_cb(bl);
         size_t nr = (size_t) bl->h * (size_t) bl->w * (size_t) bl->c;
-        float *x = malloc(nx * sizeof(float)), *r = malloc(nr * sizeof(float));
+        size_t nri = bl->conv_k ? (size_t) bl->h * (size_t) bl->w * (size_t) bl->conv_k : nr;
+        float *x = malloc(nx * sizeof(float)), *r = malloc((nri > nr ? nri : nr) * sizeof(float));
         special_fill(x, nx, 3);
-        special_fill(r, nr, 11);
+        special_fill(r, nri, 11);
+        if (bl->conv_k)  /* mostly finite pixels, so that most sums are */
+                for (size_t i = 0; i < nri; i++)
+                        if (!isfinite(r[i]) && (i / (size_t) bl->conv_k) % 5 != 0)
+                                r[i] = 0.25f;
         /* -0.0 + -0.0 = -0.0: a signed zero reaching the clamp or PRELU
          * (channel 0's slope is negative). */
         for (size_t i = 0; i < 8 && i < nx; i++)
@@ -366,7 +396,8 @@ static void check_block(const block_t *bl) {
         ck_assert_uint_eq(want_bytes, nr * sizeof(float));
         int n_nodes = 1 + bl->padded + (bl->act != 0);
         char want_parts[32];
-        snprintf(want_parts, sizeof(want_parts), "xnnpack:%d", n_nodes + bl->r_inner + bl->r_again);
+        snprintf(want_parts, sizeof(want_parts), "xnnpack:%d",
+                 n_nodes + bl->r_inner + bl->r_again + (bl->conv_k > 0));
         ck_assert_str_eq(parts, want_parts);
         for (int threads = 1; threads <= 2; threads++)
                 for (int unfused = 0; unfused <= 1; unfused++) {
@@ -380,7 +411,7 @@ static void check_block(const block_t *bl) {
                                               unfused ? ", unfused" : "");
                         free(got);
                 }
-        if (bl->add_act == RT_ACT_NONE && !bl->r_inner)
+        if (bl->add_act == RT_ACT_NONE && !bl->r_inner && !bl->conv_k)
                 check_step_alone(bl, x, r, want);
         free(want);
         free(x);
@@ -405,6 +436,118 @@ START_TEST(test_residual_exact_over_its_input) {
         /* q is read again after the step: a buffer of its own. */
         b.r_again = true;
         check_block(&b);
+}
+END_TEST
+
+START_TEST(test_residual_exact_with_conv) {
+        /* The 1x1 conv before the ADD computed in the step: XNNPACK's
+         * GEMM arithmetic, its clamp, then the rest. */
+        block_t b = BLAZE;
+        b.conv_k = 24;
+        check_block(&b);
+        b.conv_k = 5;
+        b.conv_act = RT_ACT_RELU6;
+        b.act = RT_BUILTIN_PRELU;
+        b.c = 37;
+        b.post = 13;
+        b.h = 11;
+        b.w = 9;  /* 99 pixels: a last run of 1 */
+        check_block(&b);
+        b.padded = false;
+        b.pad_first = true;
+        b.conv_k = 40;
+        b.conv_act = RT_ACT_NONE;
+        b.add_act = RT_ACT_RELU;
+        b.act = RT_BUILTIN_RELU6;
+        b.c = 16;
+        b.h = 32;
+        b.w = 30;
+        check_block(&b);
+        /* A lone ADD after the conv: both XNNPACK's, still equal. */
+        b.act = 0;
+        check_block(&b);
+}
+END_TEST
+
+/* CONV(xr) -> r, ADD(r, o) -> s, act(s) -> y: tensors 0 xr, 1 filter,
+ * 2 bias, 3 r, 4 o, 5 s, 6 y; the conv's filter `kh` high. */
+typedef struct conv_hand {
+        rt_tensor_t t[7];
+        float w[16 * 8 * 3], bias[16];
+        int32_t i_conv[3], o_conv[1], i_add[2], o_add[1], i_act[1], o_act[1];
+        rt_node_t nodes[3];
+        int32_t group_nodes[3], group_outs[1];
+        rt_driver_graph_t g;
+        rt_driver_group_t grp;
+} conv_hand_t;
+
+static void conv_hand_init(conv_hand_t *h, int32_t kh, bool act) {
+        memset(h, 0, sizeof(*h));
+        int32_t chans[7] = { 8, 0, 0, 16, 16, 16, 16 };
+        for (int k = 0; k < 7; k++)
+                h->t[k] = (rt_tensor_t) { .type = F, .rank = 4, .dims = { 1, 5, 4, chans[k] }, .alloc = RT_ALLOC_ARENA };
+        h->t[1] = (rt_tensor_t) { .type = F, .rank = 4, .dims = { 16, kh, 1, 8 }, .data = h->w,
+                                  .bytes = (size_t) (16 * kh * 8) * sizeof(float), .alloc = RT_ALLOC_CONST };
+        h->t[2] = (rt_tensor_t) { .type = F, .rank = 1, .dims = { 16 }, .data = h->bias, .bytes = sizeof(h->bias),
+                                  .alloc = RT_ALLOC_CONST };
+        memcpy(h->i_conv, (int32_t[]) { 0, 1, 2 }, sizeof(h->i_conv));
+        h->o_conv[0] = 3;
+        h->i_add[0] = 3;
+        h->i_add[1] = 4;
+        h->o_add[0] = 5;
+        h->i_act[0] = 5;
+        h->o_act[0] = 6;
+        int32_t n = 0;
+        h->nodes[n++] = (rt_node_t) { .op = RT_BUILTIN_CONV_2D, .inputs = h->i_conv, .n_inputs = 3,
+                                      .outputs = h->o_conv, .n_outputs = 1 };
+        h->nodes[n++] = (rt_node_t) { .op = RT_BUILTIN_ADD, .inputs = h->i_add, .n_inputs = 2, .outputs = h->o_add,
+                                      .n_outputs = 1 };
+        if (act)
+                h->nodes[n++] = (rt_node_t) { .op = RT_BUILTIN_RELU, .inputs = h->i_act, .n_inputs = 1,
+                                              .outputs = h->o_act, .n_outputs = 1 };
+        h->group_outs[0] = act ? 6 : 5;
+        for (int32_t k = 0; k < n; k++)
+                h->group_nodes[k] = k;
+        h->g = (rt_driver_graph_t) { .tensors = h->t, .n_tensors = 7, .nodes = h->nodes, .n_nodes = n };
+        h->grp = (rt_driver_group_t) { .nodes = h->group_nodes, .n_nodes = n, .outputs = h->group_outs,
+                                       .n_outputs = 1 };
+}
+
+START_TEST(test_residual_span_takes_the_conv_before) {
+        const char *plain = getenv("ACCEL_RESIDUAL_NO_AVX512");
+        if (!__builtin_cpu_supports("avx512f") || (plain && *plain == '1')) {
+                /* The step's conv loop is AVX-512 only: no conv in any step. */
+                conv_hand_t h;
+                conv_hand_init(&h, 1, true);
+                ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
+                ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 2);
+                return;
+        }
+        conv_hand_t h;
+        conv_hand_init(&h, 1, true);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 3);
+        /* Not under the FP16 or sparse settings: XNNPACK computes other bits there. */
+        rt_settings_t st;
+        rt_settings_init(&st);
+        st.xnnpack_flags = RT_XNNPACK_FLAG_SPARSE;
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, &st, 0), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, &st, 1), 0);
+        st.xnnpack_flags = RT_XNNPACK_FLAG_FORCE_FP16;
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, &st, 0), 0);
+        /* Nothing to fold after the ADD: neither. */
+        conv_hand_init(&h, 1, false);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
+        /* A 3x1 filter, a conv output read twice: the ADD and RELU alone. */
+        conv_hand_init(&h, 3, true);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 1), 2);
+        conv_hand_init(&h, 1, true);
+        h.i_add[1] = 3;
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
+        /* Filter data only known at run time. */
+        conv_hand_init(&h, 1, true);
+        h.t[1].alloc = RT_ALLOC_ARENA;
+        ck_assert_int_eq(rt__xnn_residual_span(&h.g, &h.grp, NULL, 0), 0);
 }
 END_TEST
 
@@ -522,6 +665,8 @@ int main(int argc, char **argv) {
                 tcase_add_test(tc, test_residual_span_refuses_other_adds);
                 tcase_add_test(tc, test_residual_exact_blazeface_block);
                 tcase_add_test(tc, test_residual_exact_over_its_input);
+                tcase_add_test(tc, test_residual_exact_with_conv);
+                tcase_add_test(tc, test_residual_span_takes_the_conv_before);
                 tcase_add_test(tc, test_residual_exact_pad_both_sides_prelu);
                 tcase_add_test(tc, test_residual_exact_fused_ranges);
                 tcase_add_test(tc, test_residual_exact_many_tiles);
