@@ -8,10 +8,13 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
+#include "driver.h"
 #include "rt.h"
 #include "settings.h"
 #include "tflite-builder.h"
@@ -193,4 +196,35 @@ static inline int dt_compare(tfb_t *b, double atol, double rtol, int steps, dt_r
         dt_assert_close(ret_x, &ref, atol, rtol, steps);
         dt_result_done(&ref);
         return ret_x->n_delegated;
+}
+
+/* main() of an XNNPACK driver test: with "models" as argv[1] the cases
+ * add_models() adds (exit 77 when ACCELD_SHARED_DIR has no shared models),
+ * else those of add_unit(); exit 77 in a build without XNNPACK. */
+static inline int dt_xnnpack_main(int argc, char **argv, const char *name, void (*add_unit)(TCase *),
+                                  void (*add_models)(TCase *)) {
+        if (!rt_driver_xnnpack()) {
+                fprintf(stderr, "built without XNNPACK: skipping\n");
+                return 77;
+        }
+        bool models = argc > 1 && strcmp(argv[1], "models") == 0;
+        if (models) {
+                const char *shared = getenv("ACCELD_SHARED_DIR");
+                char path[1024];
+                snprintf(path, sizeof(path), "%s/models/blazeface_front_float.tflite", shared ? shared : "");
+                if (!shared || access(path, R_OK) != 0) {
+                        fprintf(stderr, "SKIP: the shared models are not here (ACCELD_SHARED_DIR)\n");
+                        return 77;
+                }
+        }
+        Suite *s = suite_create(name);
+        TCase *tc = tcase_create(name);
+        tcase_set_timeout(tc, 120);
+        (models ? add_models : add_unit)(tc);
+        suite_add_tcase(s, tc);
+        SRunner *sr = srunner_create(s);
+        srunner_run_all(sr, CK_NORMAL);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed ? 1 : 0;
 }

@@ -320,38 +320,19 @@ START_TEST(test_pad_step_shared_models) {
 }
 END_TEST
 
+static void add_unit(TCase *tc) {
+        tcase_add_test(tc, test_pad_step_chosen_for_channel_zero_pads);
+        tcase_add_test(tc, test_pad_step_not_for_other_pads);
+        tcase_add_test(tc, test_pad_step_exact_post);
+        tcase_add_test(tc, test_pad_step_exact_pre);
+        tcase_add_test(tc, test_pad_step_exact_both);
+        tcase_add_test(tc, test_pad_step_exact_many_tiles);
+}
+
+static void add_models(TCase *tc) {
+        tcase_add_test(tc, test_pad_step_shared_models);
+}
+
 int main(int argc, char **argv) {
-        if (!rt_driver_xnnpack()) {
-                fprintf(stderr, "built without XNNPACK: skipping\n");
-                return 77;
-        }
-        bool models = argc > 1 && strcmp(argv[1], "models") == 0;
-        if (models) {
-                const char *shared = getenv("ACCELD_SHARED_DIR");
-                char path[1024];
-                snprintf(path, sizeof(path), "%s/models/blazeface_front_float.tflite", shared ? shared : "");
-                if (!shared || access(path, R_OK) != 0) {
-                        fprintf(stderr, "SKIP: the shared models are not here (ACCELD_SHARED_DIR)\n");
-                        return 77;
-                }
-        }
-        Suite *s = suite_create("xnnpack-pad");
-        TCase *tc = tcase_create("xnnpack-pad");
-        tcase_set_timeout(tc, 120);
-        if (models) {
-                tcase_add_test(tc, test_pad_step_shared_models);
-        } else {
-                tcase_add_test(tc, test_pad_step_chosen_for_channel_zero_pads);
-                tcase_add_test(tc, test_pad_step_not_for_other_pads);
-                tcase_add_test(tc, test_pad_step_exact_post);
-                tcase_add_test(tc, test_pad_step_exact_pre);
-                tcase_add_test(tc, test_pad_step_exact_both);
-                tcase_add_test(tc, test_pad_step_exact_many_tiles);
-        }
-        suite_add_tcase(s, tc);
-        SRunner *sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? 1 : 0;
+        return dt_xnnpack_main(argc, argv, "xnnpack-pad", add_unit, add_models);
 }

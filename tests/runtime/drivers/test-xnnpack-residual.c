@@ -639,42 +639,23 @@ START_TEST(test_residual_shared_models) {
 }
 END_TEST
 
+static void add_unit(TCase *tc) {
+        tcase_add_test(tc, test_residual_span_takes_pad_add_and_activation);
+        tcase_add_test(tc, test_residual_span_keeps_tensors_read_elsewhere);
+        tcase_add_test(tc, test_residual_span_refuses_other_adds);
+        tcase_add_test(tc, test_residual_exact_blazeface_block);
+        tcase_add_test(tc, test_residual_exact_over_its_input);
+        tcase_add_test(tc, test_residual_exact_with_conv);
+        tcase_add_test(tc, test_residual_span_takes_the_conv_before);
+        tcase_add_test(tc, test_residual_exact_pad_both_sides_prelu);
+        tcase_add_test(tc, test_residual_exact_fused_ranges);
+        tcase_add_test(tc, test_residual_exact_many_tiles);
+}
+
+static void add_models(TCase *tc) {
+        tcase_add_test(tc, test_residual_shared_models);
+}
+
 int main(int argc, char **argv) {
-        if (!rt_driver_xnnpack()) {
-                fprintf(stderr, "built without XNNPACK: skipping\n");
-                return 77;
-        }
-        bool models = argc > 1 && strcmp(argv[1], "models") == 0;
-        if (models) {
-                const char *shared = getenv("ACCELD_SHARED_DIR");
-                char path[1024];
-                snprintf(path, sizeof(path), "%s/models/blazeface_front_float.tflite", shared ? shared : "");
-                if (!shared || access(path, R_OK) != 0) {
-                        fprintf(stderr, "SKIP: the shared models are not here (ACCELD_SHARED_DIR)\n");
-                        return 77;
-                }
-        }
-        Suite *s = suite_create("xnnpack-residual");
-        TCase *tc = tcase_create("xnnpack-residual");
-        tcase_set_timeout(tc, 120);
-        if (models) {
-                tcase_add_test(tc, test_residual_shared_models);
-        } else {
-                tcase_add_test(tc, test_residual_span_takes_pad_add_and_activation);
-                tcase_add_test(tc, test_residual_span_keeps_tensors_read_elsewhere);
-                tcase_add_test(tc, test_residual_span_refuses_other_adds);
-                tcase_add_test(tc, test_residual_exact_blazeface_block);
-                tcase_add_test(tc, test_residual_exact_over_its_input);
-                tcase_add_test(tc, test_residual_exact_with_conv);
-                tcase_add_test(tc, test_residual_span_takes_the_conv_before);
-                tcase_add_test(tc, test_residual_exact_pad_both_sides_prelu);
-                tcase_add_test(tc, test_residual_exact_fused_ranges);
-                tcase_add_test(tc, test_residual_exact_many_tiles);
-        }
-        suite_add_tcase(s, tc);
-        SRunner *sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? 1 : 0;
+        return dt_xnnpack_main(argc, argv, "xnnpack-residual", add_unit, add_models);
 }
