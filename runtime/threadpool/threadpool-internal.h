@@ -57,6 +57,10 @@ typedef struct tp_worker {
         struct pthreadpool *pool;
         unsigned index;                                 /* 1..threads-1; the caller is 0 */
         bool started;
+        /* Items it ran (a counter), on a line of its own: the caller
+         * reads `asleep` above on every call, and a line the worker
+         * writes on every call would cost the caller a transfer. */
+        _Alignas(TP_CACHE_LINE) _Atomic uint64_t items;
 } tp_worker_t;
 
 /* The control word: the call's sequence number (high 32 bits), whether it
@@ -67,30 +71,36 @@ typedef struct tp_worker {
 #define TP_CTL_YIELD ((uint64_t) 1 << 30)
 #define TP_CTL_ACTIVE_MASK (((uint64_t) 1 << 30) - 1)
 
+/* The layout keeps apart what the two sides write on every call (a cache
+ * line moves between two vCPUs of the VM in ~230 ns, bench/pool-bench):
+ * the control word, which the spinning workers read, shares its line only
+ * with fields written once; the caller's lock and the job it fills in,
+ * and the caller's counters, have lines of their own. */
 struct pthreadpool {
         _Alignas(TP_CACHE_LINE) _Atomic uint64_t ctl;
         atomic_bool stop;
         _Atomic uint64_t spin_ns;
+        size_t threads;
+        tp_worker_t *workers;           /* threads - 1 */
         /* Serializes parallel calls (pthreadpool's guarantee: a pool may
          * be shared by threads, its calls do not overlap). */
-        pthread_mutex_t call_lock;
-        tp_job_t job;                   /* the call in flight; written under call_lock */
+        _Alignas(TP_CACHE_LINE) pthread_mutex_t call_lock;
         /* The invoke in progress (rt_threadpool_invoke_begin), whose
          * thread's calls the schedule numbers. Kept here, not in a
          * thread-local: a process may hold two copies of this code (the
          * Python extension and libaccel.so both link the runtime), and
          * XNNPACK calls whichever pthreadpool_* the lookup finds first. */
         _Atomic(struct rt_threadpool_schedule *) sched;
-        size_t threads;
-        /* Counters (relaxed): what the tests and the schedule look at. */
+        _Alignas(TP_CACHE_LINE) tp_job_t job;   /* the call in flight; written under call_lock */
+        /* Counters (relaxed), the caller's: what the tests and the
+         * schedule look at. The workers count their items in their own
+         * tp_worker_t. */
         _Alignas(TP_CACHE_LINE) _Atomic uint64_t calls;
         _Atomic uint64_t parallel;
         _Atomic uint64_t inlined;
         _Atomic uint64_t wakes;
         _Atomic uint64_t sleeps;
         _Atomic uint64_t rests;
-        _Atomic uint64_t worker_items;
-        tp_worker_t *workers;           /* threads - 1 */
         tp_part_t parts[];              /* threads */
 };
 

@@ -286,6 +286,33 @@ START_TEST(test_flags_denormals_and_yield) {
 }
 END_TEST
 
+/* A worker changes its floating-point state only when a call asks for
+ * another one (threadpool.c keeps it between calls): so calls alternating
+ * with and without PTHREADPOOL_FLAG_DISABLE_DENORMALS must each see
+ * theirs on every thread, the workers' items included. */
+START_TEST(test_worker_fp_state_follows_each_call) {
+#if defined(__SSE__)
+        pthreadpool_t p = pthreadpool_create(2);
+        const unsigned csr = _mm_getcsr();
+        rt_threadpool_stats_t a, b;
+        rt_threadpool_stats_get(p, &a);
+        for (int k = 0; k < 8; k++) {
+                unsigned seen[16];
+                bool flag = k % 2 == 0;
+                memset(seen, 0xff, sizeof(seen));
+                pthreadpool_parallelize_1d(p, csr_item, seen, 16, flag ? PTHREADPOOL_FLAG_DISABLE_DENORMALS : 0);
+                for (int i = 0; i < 16; i++)
+                        ck_assert_msg(seen[i] == (flag ? 0x8040u : (csr & 0x8040u)),
+                                      "call %d item %d: MXCSR bits %#x", k, i, seen[i]);
+                ck_assert_uint_eq(_mm_getcsr(), csr);
+        }
+        rt_threadpool_stats_get(p, &b);
+        ck_assert_uint_gt(b.worker_items, a.worker_items);      /* the worker's own items were checked too */
+        pthreadpool_destroy(p);
+#endif
+}
+END_TEST
+
 /* Items of a 2d tile-2d call: FTZ/DAZ as each saw them. */
 static void csr_tile(void *ctx, size_t i, size_t j, size_t ti, size_t tj) {
         unsigned *seen = ctx;
@@ -380,6 +407,47 @@ START_TEST(test_sleeping_worker_woken) {
         }
         ck_assert_uint_gt(s.on_worker, 0);
         pthreadpool_destroy(p);
+}
+END_TEST
+
+/* Stealing: an owner stuck in one item of its share does not keep the
+ * rest of it. Item 0, the caller's first, waits (up to 20 s) until the
+ * other threads have run more items than their own shares hold: they can
+ * only get there by taking from the caller's. */
+typedef struct stuck {
+        pthread_t caller;
+        size_t items, threads;
+        unsigned by_others;
+        unsigned count;
+} stuck_t;
+
+static void stuck_item(void *ctx, size_t i) {
+        stuck_t *s = ctx;
+        if (i == 0) {
+                size_t others_share = s->items - s->items / s->threads;
+                for (int k = 0; k < 20000; k++) {
+                        if (__atomic_load_n(&s->by_others, __ATOMIC_ACQUIRE) > others_share)
+                                break;
+                        struct timespec ts = { 0, 1000000 };
+                        nanosleep(&ts, NULL);
+                }
+        }
+        if (!pthread_equal(pthread_self(), s->caller))
+                __atomic_fetch_add(&s->by_others, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&s->count, 1, __ATOMIC_RELAXED);
+}
+
+START_TEST(test_others_take_a_stuck_owners_share) {
+        for (size_t n = 2; n <= 4; n++) {
+                pthreadpool_t p = pthreadpool_create(n);
+                stuck_t s = { .caller = pthread_self(), .items = 64, .threads = n };
+                pthreadpool_parallelize_1d(p, stuck_item, &s, s.items, 0);
+                ck_assert_uint_eq(s.count, s.items);
+                ck_assert_msg(s.by_others > s.items - s.items / n,
+                              "%zu threads: the others ran %u items, their shares hold %zu", n, s.by_others,
+                              s.items - s.items / n);
+                pthreadpool_destroy(p);
+        }
 }
 END_TEST
 
@@ -616,6 +684,8 @@ int main(void) {
         tcase_add_test(tc, test_every_entry_point_covers_each_index_once);
         tcase_add_test(tc, test_flags_denormals_and_yield);
         tcase_add_test(tc, test_null_pool_inline_edges);
+        tcase_add_test(tc, test_worker_fp_state_follows_each_call);
+        tcase_add_test(tc, test_others_take_a_stuck_owners_share);
         tcase_add_test(tc, test_sleeping_worker_woken);
         tcase_add_test(tc, test_destroy_while_asleep);
         tcase_add_test(tc, test_nested_create_destroy);
