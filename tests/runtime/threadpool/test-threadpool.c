@@ -410,12 +410,15 @@ START_TEST(test_sleeping_worker_woken) {
 }
 END_TEST
 
-/* Stealing: an owner stuck in one item of its share does not keep the
- * rest of it. Item 0, the caller's first, waits (up to 20 s) until the
- * other threads have run more items than their own shares hold: they can
- * only get there by taking from the caller's. */
+/* Stealing: an owner stuck in one item does not keep the rest of its
+ * share. The caller's first item (item 0 unless the caller came late and
+ * a worker took it) waits, up to 20 s, until the other threads have run
+ * more items than their own shares hold: with the caller stuck in its
+ * first chunk, they can only get there by taking from the caller's
+ * share. */
 typedef struct stuck {
         pthread_t caller;
+        bool caller_started;    /* the caller's thread only */
         size_t items, threads;
         unsigned by_others;
         unsigned count;
@@ -423,7 +426,10 @@ typedef struct stuck {
 
 static void stuck_item(void *ctx, size_t i) {
         stuck_t *s = ctx;
-        if (i == 0) {
+        (void) i;
+        bool on_caller = pthread_equal(pthread_self(), s->caller);
+        if (on_caller && !s->caller_started) {
+                s->caller_started = true;
                 size_t others_share = s->items - s->items / s->threads;
                 for (int k = 0; k < 20000; k++) {
                         if (__atomic_load_n(&s->by_others, __ATOMIC_ACQUIRE) > others_share)
@@ -432,7 +438,7 @@ static void stuck_item(void *ctx, size_t i) {
                         nanosleep(&ts, NULL);
                 }
         }
-        if (!pthread_equal(pthread_self(), s->caller))
+        if (!on_caller)
                 __atomic_fetch_add(&s->by_others, 1, __ATOMIC_RELEASE);
         __atomic_fetch_add(&s->count, 1, __ATOMIC_RELAXED);
 }
