@@ -15,9 +15,13 @@
  *               the other one reads in the next call (what a serial step
  *               between two parallel calls does to the data): ns per call
  *
- * Usage: pool-bench [--calls N] (run it under `chrt -f 50` on a busy
- * machine). Prints one line per measurement: name, median, min (ns) of 5
- * repetitions of N calls.
+ * Usage: pool-bench [--calls N | --ping-pong] (run it under `chrt -f 50`
+ * on a busy machine). Prints one line per measurement: name, median, min
+ * (ns) of 5 repetitions of N calls; --ping-pong only the first line.
+ *
+ * On the 2-vCPU VM the ping-pong has two values, depending on where the
+ * host placed the vCPUs at the time: ~33 ns or ~225 ns one way, and every
+ * 2-thread number follows it (docs/performance.md).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -138,8 +142,12 @@ int main(int argc, char **argv) {
         unsigned long calls = 20000;
         if (argc == 3 && strcmp(argv[1], "--calls") == 0)
                 calls = strtoul(argv[2], NULL, 10);
-        else if (argc != 1) {
-                fprintf(stderr, "usage: pool-bench [--calls N]\n");
+        else if (argc == 2 && strcmp(argv[1], "--ping-pong") == 0) {
+                /* The probe bench/compare-threads.sh runs per round. */
+                bench_ping_pong(calls);
+                return 0;
+        } else if (argc != 1) {
+                fprintf(stderr, "usage: pool-bench [--calls N | --ping-pong]\n");
                 return 2;
         }
         pthreadpool_t pool = pthreadpool_create(2);
