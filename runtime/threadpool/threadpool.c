@@ -12,10 +12,10 @@
  * A call: the caller writes the job and each participant's share of its
  * items, then publishes a new sequence number in the control word. A
  * spinning worker sees it, joins (one CAS that counts it in, refused once
- * the call is closed), claims chunks from the front of its share, then
- * steals the back half of another's remaining share into its own and
- * claims from that, and leaves (counts itself out). The caller runs its
- * own share, steals too, and once no item is left to claim it closes the call
+ * the call is closed), claims chunks from the front of its share and then
+ * steals chunks from the back of the others', and leaves (counts itself
+ * out). The caller runs its own share, steals too, and once no item is
+ * left to claim it closes the call
  * and spins until the workers that joined have left. A worker that was
  * late (asleep, or descheduled) finds the call closed and joins the next
  * one: nobody waits for it.
@@ -68,67 +68,43 @@ static inline uint32_t ctl_seq(uint64_t c) {
 }
 
 
-/* Claims a chunk from the front of the caller's own `part`: a quarter of
- * what is left (at least one item), so that most of the share stays
- * there for a thief while the owner touches its word a few times per
- * call, not once per item. */
-static bool part_claim(tp_part_t *part, size_t *ret_begin, size_t *ret_end) {
+/* Claims a chunk of `part`: a quarter of what is left (at least one
+ * item), from the front for its owner, from the back for a thief. So an
+ * owner and a thief touch the same word a few times per call, not once
+ * per item, and the last chunks are single items. (Stealing the back half
+ * into the thief's own part instead, so that the owner's word is touched
+ * once per steal, measured the same on the ~1 ms models and slower on
+ * calls of many tiny items: docs/performance.md, "Two threads on the ~1
+ * ms float models: where the second thread's time goes".) */
+static bool part_claim(tp_part_t *part, bool owner, size_t *ret_begin, size_t *ret_end) {
         uint64_t w = atomic_load_explicit(&part->range, memory_order_relaxed);
         for (;;) {
                 uint32_t b = (uint32_t) w, e = (uint32_t) (w >> 32);
                 if (b >= e)
                         return false;
                 uint32_t c = (e - b + 3) / 4;
-                if (atomic_compare_exchange_weak_explicit(&part->range, &w, (uint64_t) e << 32 | (b + c),
-                                                          memory_order_relaxed, memory_order_relaxed)) {
-                        *ret_begin = b;
-                        *ret_end = b + c;
+                uint64_t next = owner ? ((uint64_t) e << 32 | (b + c)) : ((uint64_t) (e - c) << 32 | b);
+                if (atomic_compare_exchange_weak_explicit(&part->range, &w, next, memory_order_relaxed,
+                                                          memory_order_relaxed)) {
+                        *ret_begin = owner ? b : e - c;
+                        *ret_end = owner ? b + c : e;
                         return true;
                 }
         }
 }
 
-/* Steals the back half of what is left in `victim` (at least one item)
- * and makes it the thief's own, empty, part `own`: the thief then claims
- * from its own word again, which the victim does not touch. Stealing a
- * quarter at a time from the victim's word, as the owners claim, made
- * both sides' claims in the end of a call cache misses on one line (each
- * ~230 ns on the VM, bench/pool-bench), about 8% of the worker's samples
- * on blazeface at 2 threads. Only the owner stores into an empty part,
- * and a thief never writes a part that is empty, so the store needs no
- * CAS. */
-static bool part_steal(tp_part_t *victim, tp_part_t *own) {
-        uint64_t w = atomic_load_explicit(&victim->range, memory_order_relaxed);
-        for (;;) {
-                uint32_t b = (uint32_t) w, e = (uint32_t) (w >> 32);
-                if (b >= e)
-                        return false;
-                uint32_t c = (e - b + 1) / 2;
-                if (atomic_compare_exchange_weak_explicit(&victim->range, &w, (uint64_t) (e - c) << 32 | b,
-                                                          memory_order_relaxed, memory_order_relaxed)) {
-                        atomic_store_explicit(&own->range, (uint64_t) e << 32 | (e - c), memory_order_relaxed);
-                        return true;
-                }
-        }
-}
-
-/* Claims and runs items, own share first, then stolen halves of the
- * others'; returns how many it ran. The caller of this sets the
- * floating-point state. */
+/* Claims and runs items, own share first; returns how many it ran. The
+ * caller of this sets the floating-point state. */
 static size_t participate(struct pthreadpool *p, const tp_job_t *j, size_t self) {
         size_t ran = 0, n = p->threads, b, e;
-        tp_part_t *own = &p->parts[self];
-        for (;;) {
-                while (part_claim(own, &b, &e)) {
+        for (size_t k = 0; k < n; k++) {
+                tp_part_t *part = &p->parts[(self + k) % n];
+                while (part_claim(part, k == 0, &b, &e)) {
                         rt__tp_job_run(j, b, e);
                         ran += e - b;
                 }
-                bool stole = false;
-                for (size_t k = 1; k < n && !stole; k++)
-                        stole = part_steal(&p->parts[(self + k) % n], own);
-                if (!stole)
-                        return ran;
         }
+        return ran;
 }
 
 /* Spins, then sleeps, until the control word's sequence differs from
