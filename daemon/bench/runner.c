@@ -215,8 +215,8 @@ static void summary_from_result(bench_candidate_t *c, const Tflite__Proto__Bench
         }
 }
 
-static void child_exec(const char *exe, int job_fd, int model_fd, int result_fd, int stage_fd, uint32_t timeout_ms,
-                       int threads) {
+static void child_exec(pid_t parent, const char *exe, int job_fd, int model_fd, int result_fd, int stage_fd,
+                       uint32_t timeout_ms, int threads) {
         /* Async-signal-safe calls only: we are the child of a threaded process. */
         int src[4] = { job_fd, model_fd, result_fd, stage_fd };
         int dst[4] = { DAEMON_WORKER_JOB_FD, DAEMON_WORKER_MODEL_FD, DAEMON_WORKER_RESULT_FD, WORKER_STAGE_FD };
@@ -227,6 +227,11 @@ static void child_exec(const char *exe, int job_fd, int model_fd, int result_fd,
 
         (void) setpgid(0, 0);
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* acceld may have ended between the fork and the prctl: then no
+         * signal comes, and the worker, in a process group of its own,
+         * would outlive it (holding acceld's stderr open). */
+        if (getppid() != parent)
+                _exit(127);
         for (int i = 0; i < 4; i++) {
                 tmp[i] = fcntl(src[i], F_DUPFD, 10);
                 if (tmp[i] < 0)
@@ -311,12 +316,13 @@ static int worker_job_write(const Acceld__BenchmarkWorkerJob *job_in, const benc
  * -errno. */
 static pid_t worker_spawn(const char *exe, int model_fd, const worker_fds_t *fds, uint32_t timeout_ms,
                           int threads) {
+        pid_t parent = getpid();
         pid_t pid = fork();
 
         if (pid < 0)
                 return -errno;
         if (pid == 0)
-                child_exec(exe, fds->job, model_fd, fds->result, fds->stage, timeout_ms, threads);
+                child_exec(parent, exe, fds->job, model_fd, fds->result, fds->stage, timeout_ms, threads);
         (void) setpgid(pid, pid); /* also here, so the group exists before any kill */
         return pid;
 }

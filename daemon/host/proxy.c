@@ -155,7 +155,7 @@ void daemon_hosts_set_deadline(uint64_t deadline_ns) {
 
 /* ---- the child ---- */
 
-static void child_exec(const char *exe, int sock, const char *plugin) {
+static void child_exec(pid_t parent, const char *exe, int sock, const char *plugin) {
         /* Async-signal-safe calls only: we are the child of a threaded process. */
         char *const argv[] = { (char *) exe, (char *) DAEMON_HOST_ARG, (char *) plugin, NULL };
         struct rlimit rl = { 0, 0 };
@@ -163,6 +163,10 @@ static void child_exec(const char *exe, int sock, const char *plugin) {
 
         (void) setpgid(0, 0);
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* acceld may have ended between the fork and the prctl: no signal
+         * would come for it. */
+        if (getppid() != parent)
+                _exit(127);
         (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         tmp = fcntl(sock, F_DUPFD, 10);
         if (tmp < 0 || dup2(tmp, HOST_FD) < 0)
@@ -209,9 +213,10 @@ static void *spawner_main(void *arg) {
 
                 while (!spawner.asked)
                         pthread_cond_wait(&spawner.cond, &spawner.mu);
+                pid_t parent = getpid();
                 pid = fork();
                 if (pid == 0)
-                        child_exec(spawner.exe, spawner.sock, spawner.plugin);
+                        child_exec(parent, spawner.exe, spawner.sock, spawner.plugin);
                 spawner.pid = pid < 0 ? -errno : pid;
                 spawner.asked = false;
                 spawner.answered = true;
@@ -240,9 +245,10 @@ static pid_t host_fork(const char *plugin, int sock) {
 
         (void) pthread_once(&spawner.once, spawner_start);
         if (!spawner.running) {
+                pid_t parent = getpid();
                 pid = fork();
                 if (pid == 0)
-                        child_exec(hosts.exe, sock, plugin);
+                        child_exec(parent, hosts.exe, sock, plugin);
                 return pid < 0 ? -errno : pid;
         }
         pthread_mutex_lock(&spawner.call_mu);
