@@ -414,6 +414,20 @@ int daemon_models_prepare(daemon_models_t *t, const daemon_model_source_t *src, 
                 memcpy(sha, fresh->sha256, sizeof(sha));
         }
 
+        /* The quarantine holds for an instance that is still shared too:
+         * one compiled before the second failure must not be handed out
+         * again (a client's release can come after the next prepare). The
+         * CPU fallback the settings may allow is instance_compile_admitted()'s. */
+        {
+                char why[512] = "";
+                int q = daemon_quarantine_admit(sha, settings, why, sizeof(why));
+                if (q < 0) {
+                        (void) snprintf(err, err_size, "%s", why);
+                        model_free(fresh);
+                        return q;
+                }
+        }
+
         /* The common case of sharing: a table lookup. */
         pthread_mutex_lock(&t->mu);
         for (found = t->instances; found; found = found->next)

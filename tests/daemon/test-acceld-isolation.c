@@ -243,6 +243,35 @@ END_TEST
 /* Two failures of one (model, settings, driver version) quarantine it:
  * the third prepare is refused without starting the host again, or runs
  * on the CPU when the settings allow fallback. */
+/* The quarantine holds while the failing instance is still shared: an
+ * interpreter kept open keeps the compiled instance alive, and after the
+ * two failures (both on that shared instance) the next prepare is refused,
+ * not handed the same instance again. */
+START_TEST(test_isolation_quarantine_holds_for_a_shared_instance) {
+        accel_model_t *m = NULL;
+        accel_interp_options_t *o = accel_interp_options_create();
+        accel_interp_t *held = NULL;
+        char *msg = NULL;
+        accel_status_t st;
+
+        up("max_execution_ms = 5000\n");
+        ck_assert_int_eq(accel_model_create_from_file(model_path, &m), 0);
+        ck_assert_int_eq(accel_interp_options_set_socket(o, d.sock), 0);
+        ck_assert_int_eq(accel_interp_options_set_settings_json(o, FAULTY("crash-in-execute")), 0);
+        ck_assert_msg(accel_interp_create(m, o, &held) == 0, "%s", accel_last_error());
+        expect_dead(FAULTY("crash-in-execute"), "signal 11");
+        expect_dead(FAULTY("crash-in-execute"), "signal 11");
+        st = run_once(FAULTY("crash-in-execute"), &msg);
+        ck_assert_msg(st == ACCEL_STATUS_DEVICE_UNAVAILABLE, "status %d: %s", st, msg);
+        ck_assert_msg(strstr(msg, "quarantined") != NULL, "message: %s", msg);
+        free(msg);
+        accel_interp_delete(held);
+        accel_interp_options_delete(o);
+        accel_model_delete(m);
+        down();
+}
+END_TEST
+
 START_TEST(test_isolation_quarantine_after_two_failures) {
         char *msg = NULL;
         accel_status_t st;
@@ -367,6 +396,7 @@ static Suite *isolation_suite(void) {
         tcase_add_test(tc, test_isolation_other_clients_unaffected);
         tcase_add_test(tc, test_isolation_sigterm_with_hung_host);
         tcase_add_test(tc, test_isolation_quarantine_after_two_failures);
+        tcase_add_test(tc, test_isolation_quarantine_holds_for_a_shared_instance);
         tcase_add_test(tc, test_isolation_all_puts_xnnpack_in_a_host);
         tcase_add_test(tc, test_isolation_host_cannot_escape);
         suite_add_tcase(s, tc);
