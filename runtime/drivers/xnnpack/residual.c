@@ -97,51 +97,6 @@ static bool private_to_step(const rt_driver_graph_t *g, const rt_driver_group_t 
         return readers(g, t) == 1;
 }
 
-/* An ADD's fused range as the driver gives it to XNNPACK
- * (rt__xnn_act_range()). */
-static bool add_range(int act, float *lo, float *hi) {
-        switch (act) {
-        case RT_ACT_NONE:
-                *lo = -FLT_MAX;
-                *hi = FLT_MAX;
-                return true;
-        case RT_ACT_RELU:
-                *lo = 0.0f;
-                *hi = FLT_MAX;
-                return true;
-        case RT_ACT_RELU_N1_TO_1:
-                *lo = -1.0f;
-                *hi = 1.0f;
-                return true;
-        case RT_ACT_RELU6:
-                *lo = 0.0f;
-                *hi = 6.0f;
-                return true;
-        default:
-                return false;
-        }
-}
-
-/* A RELU-family op's clamp (rt__xnn_define_relu()). */
-static bool relu_range(int32_t op, float *lo, float *hi) {
-        switch (op) {
-        case RT_BUILTIN_RELU:
-                *lo = 0.0f;
-                *hi = INFINITY;
-                return true;
-        case RT_BUILTIN_RELU6:
-                *lo = 0.0f;
-                *hi = 6.0f;
-                return true;
-        case RT_BUILTIN_RELU_N1_TO_1:
-                *lo = -1.0f;
-                *hi = 1.0f;
-                return true;
-        default:
-                return false;
-        }
-}
-
 /* PRELU's slopes when they are float constants, one per channel of a 4D
  * input (what rt__xnn_define_prelu() takes), else NULL. */
 static const float *prelu_slopes(const rt_driver_graph_t *g, const rt_node_t *n, const rt_tensor_t *in) {
@@ -163,7 +118,7 @@ static bool act_fuses(const rt_driver_graph_t *g, const rt_node_t *n, int32_t su
                 return false;
         if (n->op == RT_BUILTIN_PRELU)
                 return prelu_slopes(g, n, in) != NULL;
-        return n->n_inputs == 1 && relu_range(n->op, &lo, &hi);
+        return n->n_inputs == 1 && rt__xnn_relu_bounds(n->op, &lo, &hi);
 }
 
 /* Whether node n is an ADD the step takes: float32 inputs of the
@@ -172,7 +127,7 @@ static bool act_fuses(const rt_driver_graph_t *g, const rt_node_t *n, int32_t su
 static bool add_fits(const rt_driver_graph_t *g, const rt_node_t *n) {
         float lo, hi;
         if (n->op != RT_BUILTIN_ADD || n->n_inputs != 2 || n->n_outputs != 1 ||
-            !add_range(fbt_i8(n->options, 0, RT_ACT_NONE), &lo, &hi))
+            !rt__xnn_act_bounds(fbt_i8(n->options, 0, RT_ACT_NONE), &lo, &hi))
                 return false;
         const rt_tensor_t *out = tensor(g, n->outputs[0]);
         if (!plain_float(out))
@@ -192,7 +147,7 @@ static bool conv_fits(const rt_driver_graph_t *g, const rt_node_t *n) {
         float lo, hi;
         if (n->op != RT_BUILTIN_CONV_2D || n->n_inputs < 2 || n->n_inputs > 3 || n->n_outputs != 1 ||
             fbt_i32(n->options, 1, 1) != 1 || fbt_i32(n->options, 2, 1) != 1 ||
-            !add_range(fbt_i8(n->options, 3, RT_ACT_NONE), &lo, &hi))
+            !rt__xnn_act_bounds(fbt_i8(n->options, 3, RT_ACT_NONE), &lo, &hi))
                 return false;
         const rt_tensor_t *in = tensor(g, n->inputs[0]), *f = tensor(g, n->inputs[1]);
         const rt_tensor_t *out = tensor(g, n->outputs[0]);
@@ -289,7 +244,7 @@ static int conv_pack(const rt_driver_graph_t *g, const rt_node_t *conv, rt__xnn_
                         col[(1 + i) * 16] = w[o * k + i];
         }
         s->k = k;
-        add_range(fbt_i8(conv->options, 3, RT_ACT_NONE), &s->conv_lo, &s->conv_hi);
+        (void) rt__xnn_act_bounds(fbt_i8(conv->options, 3, RT_ACT_NONE), &s->conv_lo, &s->conv_hi);
         return 0;
 }
 
@@ -341,13 +296,13 @@ int rt__xnn_residual_prepare(const rt_driver_graph_t *g, const int32_t *nodes, i
                         return r;
                 }
         }
-        add_range(fbt_i8(add->options, 0, RT_ACT_NONE), &s->lo, &s->hi);
+        (void) rt__xnn_act_bounds(fbt_i8(add->options, 0, RT_ACT_NONE), &s->lo, &s->hi);
         s->out = add->outputs[0];
         if (act) {
                 float lo, hi;
                 if (act->op == RT_BUILTIN_PRELU) {
                         s->slopes = prelu_slopes(g, act, out);
-                } else if (relu_range(act->op, &lo, &hi)) {
+                } else if (rt__xnn_relu_bounds(act->op, &lo, &hi)) {
                         s->lo = lo > s->lo ? lo : s->lo;
                         s->hi = hi < s->hi ? hi : s->hi;
                 }

@@ -31,9 +31,7 @@ int rt__xnn_define_relu(rt__xnn_ctx_t *x, const rt_node_t *n) {
         if ((r = rt__xnn_want_float_or_q(x, in0)) < 0 || (r = rt__xnn_value(x, in0, &a)) < 0 ||
             (r = rt__xnn_value(x, out0, &y)) < 0)
                 return r;
-        /* The RELU op (unlike a fused RELU) keeps +inf as TFLite's does. */
-        lo = n->op == RT_BUILTIN_RELU_N1_TO_1 ? -1.0f : 0.0f;
-        hi = n->op == RT_BUILTIN_RELU ? INFINITY : n->op == RT_BUILTIN_RELU6 ? 6.0f : 1.0f;
+        (void) rt__xnn_relu_bounds(n->op, &lo, &hi);
         return rt__xnn_check(x, xnn_define_clamp(x->sg, lo, hi, a, y, 0), rt_op_name(n->op));
 }
 

@@ -140,7 +140,7 @@ int rt__xnn_act_range_bounded(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
         return r;
 }
 
-int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
+bool rt__xnn_act_bounds(int act, float *lo, float *hi) {
         switch (act) {
         case RT_ACT_NONE:
                 /* [-FLT_MAX, FLT_MAX], as TensorFlow Lite's builtin kernels
@@ -152,25 +152,54 @@ int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
                  * states this one deliberate difference. */
                 *lo = -FLT_MAX;
                 *hi = FLT_MAX;
-                return 0;
+                return true;
         case RT_ACT_RELU:
                 *lo = 0;
                 *hi = FLT_MAX;
-                return 0;
+                return true;
         case RT_ACT_RELU_N1_TO_1:
                 *lo = -1;
                 *hi = 1;
-                return 0;
+                return true;
         case RT_ACT_RELU6:
                 *lo = 0;
                 *hi = 6;
+                return true;
+        default:
+                return false;
+        }
+}
+
+int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi) {
+        if (rt__xnn_act_bounds(act, lo, hi))
                 return 0;
+        switch (act) {
         case RT_ACT_TANH:
                 return rt__xnn_refuse(x, "fused TANH activation not supported");
         case RT_ACT_SIGN_BIT:
                 return rt__xnn_refuse(x, "fused SIGN_BIT activation not supported");
         default:
                 return rt__xnn_refuse(x, "unknown fused activation %d", act);
+        }
+}
+
+bool rt__xnn_relu_bounds(int32_t op, float *lo, float *hi) {
+        switch (op) {
+        case RT_BUILTIN_RELU:
+                /* The RELU op (unlike a fused RELU) keeps +inf as TFLite's does. */
+                *lo = 0.0f;
+                *hi = INFINITY;
+                return true;
+        case RT_BUILTIN_RELU6:
+                *lo = 0.0f;
+                *hi = 6.0f;
+                return true;
+        case RT_BUILTIN_RELU_N1_TO_1:
+                *lo = -1.0f;
+                *hi = 1.0f;
+                return true;
+        default:
+                return false;
         }
 }
 

@@ -108,6 +108,12 @@ int rt__xnn_act_range(rt__xnn_ctx_t *x, int act, float *lo, float *hi);
  * there; the clamp at FLT_MAX only matters for an overflow these ops
  * cannot produce. */
 int rt__xnn_act_range_bounded(rt__xnn_ctx_t *x, int act, float *lo, float *hi);
+/* rt__xnn_act_range()'s ranges without a translation context: false for a fused
+ * activation XNNPACK cannot clamp to (TANH, SIGN_BIT, unknown). */
+bool rt__xnn_act_bounds(int act, float *lo, float *hi);
+/* The clamp a RELU, RELU6 or RELU_N1_TO_1 op is given as; false for
+ * another op. */
+bool rt__xnn_relu_bounds(int32_t op, float *lo, float *hi);
 /* Refuses tensor types other than float32, int8 and uint8. */
 int rt__xnn_want_float_or_q(rt__xnn_ctx_t *x, int32_t i);
 /* 0 on success, else a refusal naming `what` and the status. */
