@@ -458,6 +458,10 @@ static void *inner_data(const group_t *gr, int32_t t) {
         return NULL;
 }
 
+static size_t tensor_bytes(const rt_tensor_t *t) {
+        return rt_tensor_count(t) * rt_type_size(t->type);
+}
+
 static bool list_has(const int32_t *v, int32_t n, int32_t x) {
         for (int32_t i = 0; i < n; i++)
                 if (v[i] == x)
@@ -618,19 +622,15 @@ static int group_split(const rt_driver_graph_t *g, const rt_driver_group_t *grp,
                  * native step that may write over its input takes that
                  * input's buffer when nothing later reads it. */
                 int32_t over = is_native ? rt__xnn_native_in_place(sp->native) : -1;
+                int32_t in = over >= 0 ? rt__xnn_native_input(sp->native, over) : -1;
                 for (int32_t j = 0; j < n_outs; j++) {
                         int32_t t = outs[j];
                         if (list_has(grp->outputs, grp->n_outputs, t))
                                 continue;
-                        const rt_tensor_t *tt = &g->tensors[t];
-                        size_t bytes = rt_tensor_count(tt) * rt_type_size(tt->type);
-                        int32_t in = over >= 0 ? rt__xnn_native_input(sp->native, over) : -1;
-                        void *p = in >= 0 && last_reader(g, grp, step_of, in) == st &&
-                                                  rt_tensor_count(&g->tensors[in]) *
-                                                                  rt_type_size(g->tensors[in].type) ==
-                                                          bytes
-                                          ? inner_data(gr, in)
-                                          : NULL;
+                        size_t bytes = tensor_bytes(&g->tensors[t]);
+                        void *p = NULL;
+                        if (in >= 0 && last_reader(g, grp, step_of, in) == st && tensor_bytes(&g->tensors[in]) == bytes)
+                                p = inner_data(gr, in);  /* NULL unless `in` lives in a group buffer */
                         if (!p && !(p = buf_take(gr, &busy, bytes)))
                                 return -ENOMEM;
                         gr->inner[gr->n_inner] = t;
