@@ -92,6 +92,15 @@ static void expect_dead(const char *settings, const char *needle) {
         free(msg);
 }
 
+static void expect_quarantined(const char *settings) {
+        char *msg = NULL;
+        accel_status_t st = run_once(settings, &msg);
+
+        ck_assert_msg(st == ACCEL_STATUS_DEVICE_UNAVAILABLE, "status %d: %s", st, msg);
+        ck_assert_msg(strstr(msg, "quarantined") != NULL, "message: %s", msg);
+        free(msg);
+}
+
 static void expect_ok(const char *settings) {
         char *msg = NULL;
         accel_status_t st = run_once(settings, &msg);
@@ -251,8 +260,6 @@ START_TEST(test_isolation_quarantine_holds_for_a_shared_instance) {
         accel_model_t *m = NULL;
         accel_interp_options_t *o = accel_interp_options_create();
         accel_interp_t *held = NULL;
-        char *msg = NULL;
-        accel_status_t st;
 
         up("max_execution_ms = 5000\n");
         ck_assert_int_eq(accel_model_create_from_file(model_path, &m), 0);
@@ -261,10 +268,7 @@ START_TEST(test_isolation_quarantine_holds_for_a_shared_instance) {
         ck_assert_msg(accel_interp_create(m, o, &held) == 0, "%s", accel_last_error());
         expect_dead(FAULTY("crash-in-execute"), "signal 11");
         expect_dead(FAULTY("crash-in-execute"), "signal 11");
-        st = run_once(FAULTY("crash-in-execute"), &msg);
-        ck_assert_msg(st == ACCEL_STATUS_DEVICE_UNAVAILABLE, "status %d: %s", st, msg);
-        ck_assert_msg(strstr(msg, "quarantined") != NULL, "message: %s", msg);
-        free(msg);
+        expect_quarantined(FAULTY("crash-in-execute"));
         accel_interp_delete(held);
         accel_interp_options_delete(o);
         accel_model_delete(m);
@@ -273,16 +277,10 @@ START_TEST(test_isolation_quarantine_holds_for_a_shared_instance) {
 END_TEST
 
 START_TEST(test_isolation_quarantine_after_two_failures) {
-        char *msg = NULL;
-        accel_status_t st;
-
         up("max_execution_ms = 5000\n");
         expect_dead(FAULTY("crash-in-execute"), "signal 11");
         expect_dead(FAULTY("crash-in-execute"), "signal 11");
-        st = run_once(FAULTY("crash-in-execute"), &msg);
-        ck_assert_msg(st == ACCEL_STATUS_DEVICE_UNAVAILABLE, "status %d: %s", st, msg);
-        ck_assert_msg(strstr(msg, "quarantined") != NULL, "message: %s", msg);
-        free(msg);
+        expect_quarantined(FAULTY("crash-in-execute"));
         host_counts_check(2, 2, "during execute");
         /* Other settings of the same driver are not affected. */
         expect_ok(FAULTY("none"));

@@ -53,6 +53,15 @@ static void slopes_fill(float *v, int32_t c) {
                 v[j] = (j % 3 == 0 ? -0.75f : 0.25f) + (float) j / 64.0f;
 }
 
+/* y = ADD(a, c) with fused activation act. */
+static void add_op(tfb_t *b, int32_t a, int32_t c, int32_t y, int8_t act) {
+        tfb_option_t o[] = { TFB_OPT_I8(0, act) };
+        int32_t ins[2] = { a, c };
+        tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = ins, .n_inputs = 2,
+                        .outputs = &y, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = o, .n_options = 1 };
+        tfb_op_add(b, &op);
+}
+
 static tfb_t *block_model(const block_t *bl) {
         tfb_t *b = tfb_new();
         int32_t xsh[4] = { 1, bl->h, bl->w, block_cb(bl) }, sh[4] = { 1, bl->h, bl->w, bl->c };
@@ -62,7 +71,6 @@ static tfb_t *block_model(const block_t *bl) {
         slopes_fill(slopes, bl->c);
         int32_t x = tfb_tensor(b, F, "x", 4, xsh), r = tfb_tensor(b, F, "r", 4, sh);
         int32_t s = tfb_tensor(b, F, "s", 4, sh), y = tfb_tensor(b, F, "y", 4, sh), p = x, r_in = r;
-        tfb_option_t none[] = { TFB_OPT_I8(0, RT_ACT_NONE) };
         if (bl->conv_k) {
                 int32_t ksh[4] = { 1, bl->h, bl->w, bl->conv_k }, fsh[4] = { bl->c, 1, 1, bl->conv_k };
                 int32_t bsh[1] = { bl->c };
@@ -85,11 +93,8 @@ static tfb_t *block_model(const block_t *bl) {
                 tfb_op_add(b, &op);
         }
         if (bl->r_inner) {
-                int32_t q = tfb_tensor(b, F, "q", 4, sh), i_q[2] = { r, r };
-                tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_q, .n_inputs = 2,
-                                .outputs = &q, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = none,
-                                .n_options = 1 };
-                tfb_op_add(b, &op);
+                int32_t q = tfb_tensor(b, F, "q", 4, sh);
+                add_op(b, r, r, q, RT_ACT_NONE);
                 r = q;
         }
         if (bl->padded) {
@@ -100,12 +105,7 @@ static tfb_t *block_model(const block_t *bl) {
                                 .outputs = &p, .n_outputs = 1, .options_type = RT_OPTIONS_PAD };
                 tfb_op_add(b, &op);
         }
-        tfb_option_t act[] = { TFB_OPT_I8(0, bl->add_act) };
-        int32_t i_add[2] = { bl->pad_first ? p : r, bl->pad_first ? r : p };
-        tfb_op_t add = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_add, .n_inputs = 2,
-                         .outputs = &s, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = act,
-                         .n_options = 1 };
-        tfb_op_add(b, &add);
+        add_op(b, bl->pad_first ? p : r, bl->pad_first ? r : p, s, bl->add_act);
         if (bl->act) {
                 int32_t sl = tfb_tensor_const(b, F, "slopes", 3, ssh, slopes, (size_t) bl->c * sizeof(float));
                 int32_t i_act[2] = { s, sl };
@@ -115,11 +115,8 @@ static tfb_t *block_model(const block_t *bl) {
         }
         int32_t ins[2] = { x, r_in }, out = bl->act ? y : s;
         if (bl->r_again) {
-                int32_t z = tfb_tensor(b, F, "z", 4, sh), i_z[2] = { r, out };
-                tfb_op_t op = { .opcode = tfb_opcode_builtin(b, RT_BUILTIN_ADD, 1), .inputs = i_z, .n_inputs = 2,
-                                .outputs = &z, .n_outputs = 1, .options_type = RT_OPTIONS_ADD, .options = none,
-                                .n_options = 1 };
-                tfb_op_add(b, &op);
+                int32_t z = tfb_tensor(b, F, "z", 4, sh);
+                add_op(b, r, out, z, RT_ACT_NONE);
                 out = z;
         }
         tfb_io(b, ins, 2, &out, 1);
